@@ -1,0 +1,36 @@
+"""The four rules engines, by slug. Modules are imported on first use."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from .base import IllegalAction
+
+__all__ = ["ENGINES", "SLUGS", "IllegalAction", "get_engine"]
+
+SLUGS: tuple[str, ...] = ("gomori", "columbo", "ruhd", "rummy")
+
+
+def get_engine(slug: str) -> Any:
+    """The ENGINE object of a game; KeyError for an unknown slug."""
+    if slug not in SLUGS:
+        raise KeyError(slug)
+    return importlib.import_module(f"{__name__}.{slug}").ENGINE
+
+
+class _Engines(Mapping[str, Any]):
+    """slug -> engine, importing each engine module only when it is first asked for."""
+
+    def __getitem__(self, slug: str) -> Any:
+        return get_engine(slug)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SLUGS)
+
+    def __len__(self) -> int:
+        return len(SLUGS)
+
+
+ENGINES: Mapping[str, Any] = _Engines()

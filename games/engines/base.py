@@ -1,0 +1,119 @@
+"""Shared pieces of every rules engine: the error type, card notation helpers, the engine protocol.
+
+Standard library only: the engines must run (and be tested) without Django.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any, Protocol
+
+RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS: tuple[str, ...] = ("C", "D", "H", "S")
+SUIT_SYMBOLS: dict[str, str] = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+SUIT_NAMES: dict[str, str] = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+RED_SUITS: frozenset[str] = frozenset({"D", "H"})
+JOKERS: tuple[str, ...] = ("XR", "XB")
+
+Action = dict[str, Any]
+View = dict[str, Any]
+Cell = tuple[int, int]
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow here; the message is a sentence a player can read."""
+
+
+def rank_of(card: str) -> str:
+    """The rank part of a card code: "10H" -> "10"."""
+    return card[:-1]
+
+
+def suit_of(card: str) -> str:
+    """The suit letter of a card code: "10H" -> "H" (jokers: "R" or "B")."""
+    return card[-1]
+
+
+def is_card_code(value: object) -> bool:
+    """Whether value is a standard (non-joker) card code."""
+    return isinstance(value, str) and len(value) in (2, 3) and value[:-1] in RANKS and value[-1] in SUITS
+
+
+def card_name(card: str) -> str:
+    """The card as people write it: "10H" -> "10♥", "XR" -> "red joker"."""
+    if card == "XR":
+        return "red joker"
+    if card == "XB":
+        return "black joker"
+    return rank_of(card) + SUIT_SYMBOLS[suit_of(card)]
+
+
+def standard_deck() -> list[str]:
+    """The 52 card codes in a fixed order (suit by suit, ace to king)."""
+    return [rank + suit for suit in SUITS for rank in RANKS]
+
+
+def check_fields(action: object, required: dict[str, type | tuple[type, ...]],
+                 optional: dict[str, type | tuple[type, ...]] | None = None) -> dict[str, Any]:
+    """Validate an action's shape: a dict with exactly these fields of these types.
+
+    `bool` is refused where `int` is asked for, since JSON true is not a number here.
+    """
+    if not isinstance(action, dict):
+        raise IllegalAction("An action must be an object with a type.")
+    optional = optional or {}
+    for key in action:
+        if key != "type" and key not in required and key not in optional:
+            raise IllegalAction(f"Unexpected field '{key}' in a {action.get('type')!s} action.")
+    for key, kind in {**required, **optional}.items():
+        if key not in action:
+            if key in required:
+                raise IllegalAction(f"A {action.get('type')!s} action needs the field '{key}'.")
+            continue
+        value = action[key]
+        if isinstance(value, bool) and kind is not bool and not (isinstance(kind, tuple) and bool in kind):
+            raise IllegalAction(f"The field '{key}' has the wrong type.")
+        if not isinstance(value, kind):
+            raise IllegalAction(f"The field '{key}' has the wrong type.")
+    return action
+
+
+def parse_cell(value: object, field: str = "at") -> Cell:
+    """A board cell from JSON: a list of two integers."""
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise IllegalAction(f"The field '{field}' must be a cell: [row, col].")
+    return (value[0], value[1])
+
+
+class Engine(Protocol):
+    """The contract every game module's ENGINE keeps (see shared/design/ENGINES.md)."""
+
+    slug: str
+    name: str
+    min_players: int
+    max_players: int
+    default_options: dict[str, Any]
+
+    def new_game(self, players: int, *, seed: int, options: dict[str, Any] | None = None,
+                 deal: dict[str, Any] | None = None) -> Any: ...
+    def to_act(self, state: Any) -> list[int]: ...
+    def must_act(self, state: Any) -> list[int]: ...
+    def legal_actions(self, state: Any, seat: int) -> list[Action]: ...
+    def apply(self, state: Any, seat: int, action: Action) -> Any: ...
+    def view(self, state: Any, seat: int | None) -> View: ...
+    def scores(self, state: Any) -> list[int]: ...
+    def is_over(self, state: Any) -> bool: ...
+    def result(self, state: Any) -> dict[str, Any]: ...
+    def dump(self, state: Any) -> dict[str, Any]: ...
+    def load(self, data: dict[str, Any]) -> Any: ...
+
+
+# A bot sees only a seat's view and legal actions, plus its own random generator.
+# It returns the chosen action and a one-line reason a person can read; the action may be
+# None only when the seat is not obliged to act (a Columbo seat that may slap but need not).
+Bot = Callable[[View, list[Action], random.Random], tuple[Action | None, str]]
