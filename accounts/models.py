@@ -1,0 +1,48 @@
+"""The site's user: Django's AbstractUser plus a display name, an avatar and the bot flag."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.urls import reverse
+
+
+def avatar_path(instance: User, filename: str) -> str:
+    # A fresh name per upload, so browsers and proxies never show a stale picture.
+    return f"avatars/{instance.pk or 'new'}/{filename}"
+
+
+class User(AbstractUser):
+    display_name = models.CharField(max_length=40, blank=True)
+    avatar = models.ImageField(upload_to=avatar_path, blank=True)
+    is_bot = models.BooleanField(default=False, db_index=True)
+    # For bot accounts: which game and which level of games.bots.<game>.BOTS they play.
+    bot_game = models.CharField(max_length=20, blank=True)
+    bot_level = models.CharField(max_length=20, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bot_game", "bot_level"],
+                condition=models.Q(is_bot=True),
+                name="one_bot_per_game_and_level",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def name(self) -> str:
+        """What the site calls this person."""
+        return self.display_name or self.username
+
+    def get_absolute_url(self) -> str:
+        return reverse("profile", args=[self.username])
+
+    @property
+    def avatar_url(self) -> str:
+        """The uploaded avatar, or the generated one: every user always has a picture."""
+        if self.avatar:
+            return self.avatar.url
+        return reverse("generated_avatar", args=[self.username])

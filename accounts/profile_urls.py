@@ -1,0 +1,8 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("u/<str:username>/", views.profile, name="profile"),
+    path("u/<str:username>/avatar.svg", views.generated_avatar, name="generated_avatar"),
+]

@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class GamesConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "games"
+
+    def ready(self) -> None:
+        from . import signals  # noqa: F401  (post_migrate: the bot accounts)

@@ -1,0 +1,52 @@
+"""The bot accounts: one user per game and bot level, so bot seats are ordinary seats."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from .engines import SLUGS, get_engine
+
+LEVEL_TITLES = {"random": "Rookie", "reference": "Regular", "greedy": "Regular", "search": "Shark", "strong": "Shark"}
+
+
+def bot_levels(slug: str) -> list[str]:
+    """The level names of a game's bots, weakest first; [] while a game has no bots module."""
+    try:
+        module = importlib.import_module(f"games.bots.{slug}")
+    except ModuleNotFoundError:
+        return []
+    return list(getattr(module, "BOTS", {}))
+
+
+def bot_username(slug: str, level: str) -> str:
+    return f"bot-{slug}-{level}"
+
+
+def ensure_bot_accounts(using: str = "default") -> list[Any]:
+    """Create any missing bot user; existing ones are left as they are."""
+    user_model = get_user_model()
+    users = []
+    for slug in SLUGS:
+        try:
+            engine = get_engine(slug)
+        except ModuleNotFoundError:
+            continue
+        for level in bot_levels(slug):
+            title = LEVEL_TITLES.get(level, level.title())
+            user, created = user_model.objects.using(using).get_or_create(
+                username=bot_username(slug, level),
+                defaults={
+                    "display_name": f"{engine.name} {title} (bot)",
+                    "is_bot": True,
+                    "bot_game": slug,
+                    "bot_level": level,
+                },
+            )
+            if created:
+                user.set_unusable_password()
+                user.save(using=using, update_fields=["password"])
+            users.append(user)
+    return users
