@@ -49,9 +49,10 @@ class Match(models.Model):
     bot_due_at = models.DateTimeField(null=True, blank=True)
     # {"scores": [...], "winners": [...], "draw": bool, "reason": "normal"|"resign"|"abandon"|"aborted", ...}
     result = models.JSONField(null=True, blank=True)
-    rematch_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematches")
     # Seats whose players asked for a rematch; once all human seats have, the rematch is made.
     rematch_votes = models.JSONField(default=list, blank=True)
+    # The match's next game, once a rematch was agreed.
+    rematch = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         verbose_name_plural = "matches"
@@ -108,6 +109,8 @@ class Move(models.Model):
     number = models.PositiveIntegerField()
     seat = models.PositiveSmallIntegerField()
     action = models.JSONField()
+    # A bot's one-line reason for its move ("gathers 3 clubs"), shown in bot-against-bot logs.
+    note = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,0 +1,64 @@
+"""After a change commits: send every seat its own view, and the spectators one shared rendering."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from .engines import get_engine
+from .models import Match
+from .rendering import match_meta, render_fragments, table_context
+
+log = logging.getLogger(__name__)
+
+
+def seat_group(match_id: int, seat: int) -> str:
+    return f"match-{match_id}-seat-{seat}"
+
+
+def watch_group(match_id: int) -> str:
+    return f"match-{match_id}-watch"
+
+
+def build_messages(match: Match) -> list[tuple[str, dict[str, Any]]]:
+    """(group, message) pairs for one match's current state: a view per person's seat, HTML for spectators."""
+    seats = list(match.seats.select_related("user").order_by("index"))
+    meta = match_meta(match, seats)
+    engine = get_engine(match.game)
+    state = engine.load(match.state) if match.state is not None else None
+    messages: list[tuple[str, dict[str, Any]]] = []
+    for seat in seats:
+        if seat.user is None or seat.user.is_bot:
+            continue
+        view = engine.view(state, seat.index) if state is not None else None
+        messages.append(
+            (seat_group(match.pk, seat.index), {"type": "match.view", "meta": meta, "view": view, "seat": seat.index})
+        )
+    spectator_view = engine.view(state, None) if state is not None else None
+    html = render_fragments(table_context(meta, spectator_view, None))
+    messages.append((watch_group(match.pk), {"type": "match.html", "html": html, "version": match.version}))
+    return messages
+
+
+def broadcast_match(match_id: int) -> None:
+    """Send the current state of a match to everyone connected to it (called after commit, sync code)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        match = Match.objects.get(pk=match_id)
+    except Match.DoesNotExist:
+        return
+    messages = build_messages(match)
+
+    async def send_all() -> None:
+        for group, message in messages:
+            await layer.group_send(group, message)
+
+    try:
+        async_to_sync(send_all)()
+    except Exception:  # a broadcast failure must never undo or hide a committed move
+        log.exception("broadcast of match %s failed", match_id)

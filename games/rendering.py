@@ -1,0 +1,157 @@
+"""Turning a match and one seat's view into the page's HTML fragments.
+
+Templates only ever see a view (what that seat may know), never a state. Each game's presenter
+(games/tables/<slug>.py) turns its view plus the socket's UI selection into display-ready context.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import escape, format_html
+from django.utils.safestring import SafeString, mark_safe
+
+from . import services
+from .catalog import GAMES
+from .models import Match, Seat
+
+FRAGMENTS = ("players", "status", "board", "hand", "log", "error")
+LOG_TAIL = 60
+_SEAT_TOKEN = re.compile(r"\{s(\d)\}")
+
+
+def presenter(slug: str) -> Any:
+    return importlib.import_module(f"games.tables.{slug}")
+
+
+def match_meta(match: Match, seats: list[Seat]) -> dict[str, Any]:
+    """What every viewer may know about the match itself: players, presence, status, result (JSON-ready)."""
+    players = []
+    for seat in seats:
+        user = seat.user
+        players.append(
+            {
+                "index": seat.index,
+                "name": user.name if user else "",
+                "username": user.username if user else "",
+                "avatar": user.avatar_url if user else "",
+                "is_bot": bool(user and user.is_bot),
+                "user_id": user.pk if user else None,
+                "open": user is None,
+                "invite_only": seat.invite_only,
+                "present": services.is_present(seat) if user else False,
+                "claim_in": services.away_seconds_left(seat) if user and not user.is_bot else None,
+                "score": seat.final_score,
+                "place": seat.place,
+            }
+        )
+    return {
+        "id": match.pk,
+        "game": match.game,
+        "game_name": GAMES[match.game].name,
+        "status": match.status,
+        "version": match.version,
+        "players": players,
+        "result": match.result,
+        "is_public": match.is_public,
+        "rated": match.rated,
+        "rematch_votes": list(match.rematch_votes),
+        "rematch_url": match.rematch.get_absolute_url() if match.rematch_id else "",
+        "url": match.get_absolute_url(),
+    }
+
+
+def seat_names(meta: dict[str, Any]) -> list[str]:
+    return [p["name"] or f"Seat {p['index'] + 1}" for p in meta["players"]]
+
+
+def format_event(text: str, names: list[str], viewer: int | None) -> SafeString:
+    """An engine log sentence with {sN} replaced by the escaped player name ("you" for the viewer)."""
+
+    def name(found: re.Match[str]) -> str:
+        index = int(found.group(1))
+        if index == viewer:
+            return '<strong class="you">You</strong>'
+        label = names[index] if index < len(names) else f"Seat {index + 1}"
+        return f'<strong class="seat-{index}">{escape(label)}</strong>'
+
+    return mark_safe(_SEAT_TOKEN.sub(name, str(escape(text))))
+
+
+def table_context(
+    meta: dict[str, Any], view: dict[str, Any] | None, seat: int | None, ui: dict[str, Any] | None = None,
+    error: str = "",
+) -> dict[str, Any]:
+    """The whole template context for one viewer."""
+    names = seat_names(meta)
+    slug = meta["game"]
+    context: dict[str, Any] = {
+        "meta": meta,
+        "view": view,
+        "seat": seat,
+        "names": names,
+        "error": error,
+        "game": GAMES[slug],
+        "board_template": f"games/tables/{slug}.html#board",
+        "hand_template": f"games/tables/{slug}.html#hand",
+        "ws_url": f"/ws/m/{meta['id']}/",
+    }
+    if view is not None:
+        log = view.get("log", [])[-LOG_TAIL:]
+        context["log"] = [
+            {"text": format_event(entry.get("text", ""), names, seat), "seat": entry.get("seat")}
+            for entry in reversed(log)
+        ]
+        context["my_turn"] = seat is not None and seat in view.get("must_act", [])
+        context["waiting_on"] = [names[i] for i in view.get("must_act", []) if i != seat]
+        context["table"] = presenter(slug).present(view, seat, ui or {}, names)
+        context["away"] = [
+            p for p in meta["players"]
+            if not p["present"] and not p["is_bot"] and not p["open"] and p["index"] in view.get("must_act", [])
+            and p["index"] != seat
+        ]
+    if meta["result"]:
+        context["outcome"] = describe_result(meta, seat)
+    return context
+
+
+def describe_result(meta: dict[str, Any], seat: int | None) -> str:
+    result = meta["result"] or {}
+    names = seat_names(meta)
+    reason = result.get("reason")
+    if reason == "cancelled":
+        return "The match was cancelled."
+    winners = result.get("winners", [])
+    if result.get("draw"):
+        text = "A draw."
+    elif seat is not None and seat in winners:
+        text = "You won!" if len(winners) == 1 else "You share the win."
+    else:
+        text = " and ".join(names[i] for i in winners) + (" wins." if len(winners) == 1 else " share the win.")
+    loser = result.get("loser")
+    if reason == "resign" and loser is not None:
+        text += f" {'You' if loser == seat else names[loser]} resigned."
+    elif reason == "abandon" and loser is not None:
+        text += f" {'You' if loser == seat else names[loser]} left the match."
+    return text
+
+
+def render_fragments(context: dict[str, Any], fragments: tuple[str, ...] = FRAGMENTS) -> str:
+    """The named partials of games/match.html, concatenated; the ws extension swaps each by its id."""
+    return "".join(render_to_string(f"games/match.html#{name}", context) for name in fragments)
+
+
+def error_fragment(message: str) -> str:
+    return render_to_string("games/match.html#error", {"error": message})
+
+
+def avatar_img(url: str, name: str) -> SafeString:
+    return format_html('<img class="avatar" src="{}" alt="{}" width="40" height="40">', url, name)
+
+
+def match_url(match_id: int) -> str:
+    return reverse("match", args=[match_id])
