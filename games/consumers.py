@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
+import time
+from collections import deque
 from typing import Any
+from urllib.parse import parse_qs
 
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+
+from . import services
+from .broadcast import seat_group, watch_group
+from .engines import IllegalAction, get_engine
+from .models import Match
+from .rendering import error_fragment, match_meta, presenter, render_fragments, table_context
+
+log = logging.getLogger(__name__)
 
 # Close codes (4000-4999 are the application's own).
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4429
+
+MAX_FRAME_BYTES = 4096
+MAX_FRAMES_PER_SECOND = 20
+HEARTBEAT_SECONDS = 15
+OPS = {"resign", "claim", "claim_bot", "rematch"}
 
 
 def user_group(user_id: int) -> str:
@@ -34,8 +54,193 @@ class NotifyConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        # Nothing to say to the server on this socket; ignore anything sent.
+        # Nothing to say to the server on this socket; anything sent is ignored.
         return
 
     async def notify_html(self, event: dict[str, Any]) -> None:
+        await self.send(text_data=event["html"])
+
+
+def load_access(match_id: int, user: Any, code: str) -> tuple[Match | None, int | None, bool]:
+    """(match, the user's seat or None, may watch) for a connecting socket."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        return None, None, False
+    seat = services.seat_of(match, user)
+    if seat is not None and seat.user is not None and seat.user.is_bot:
+        seat = None
+    allowed = match.is_public or seat is not None or (bool(code) and code == match.invite_code)
+    return match, seat.index if seat else None, allowed
+
+
+def current_payload(match_id: int, seat: int | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(meta, view) of a match as it is now, for one viewer."""
+    match = Match.objects.get(pk=match_id)
+    seats = list(match.seats.select_related("user").order_by("index"))
+    meta = match_meta(match, seats)
+    view = None
+    if match.state is not None:
+        engine = get_engine(match.game)
+        view = engine.view(engine.load(match.state), seat)
+    return meta, view
+
+
+class MatchConsumer(AsyncWebsocketConsumer):
+    """One socket on one match: a seat's player or a spectator."""
+
+    match_id: int
+    seat: int | None
+    groups_joined: list[str]
+
+    async def connect(self) -> None:
+        self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
+        self.user = self.scope.get("user")
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        code = (query.get("code") or [""])[0][:64]
+        match, seat, allowed = await database_sync_to_async(load_access)(self.match_id, self.user, code)
+        if match is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        if not allowed:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        self.seat = seat
+        self.ui: dict[str, Any] = {}
+        self.meta: dict[str, Any] | None = None
+        self.view: dict[str, Any] | None = None
+        self.recent: deque[float] = deque()
+        self.groups_joined = [seat_group(self.match_id, seat) if seat is not None else watch_group(self.match_id)]
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        await self.accept()
+        await self.send_current()
+        if self.seat is not None:
+            await database_sync_to_async(services.seat_connected)(match_id=self.match_id, seat=self.seat)
+            self.heartbeat = asyncio.ensure_future(self.beat())
+
+    async def disconnect(self, code: int) -> None:
+        for group in getattr(self, "groups_joined", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if getattr(self, "seat", None) is not None:
+            self.heartbeat.cancel()
+            await database_sync_to_async(services.seat_disconnected)(match_id=self.match_id, seat=self.seat)
+
+    async def beat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            await database_sync_to_async(services.seat_heartbeat)(match_id=self.match_id, seat=self.seat)
+
+    # -- incoming ------------------------------------------------------------------------------
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        now = time.monotonic()
+        self.recent.append(now)
+        while self.recent and now - self.recent[0] > 1.0:
+            self.recent.popleft()
+        if len(self.recent) > MAX_FRAMES_PER_SECOND:
+            await self.send(text_data=error_fragment("Too many messages: the connection was closed. Reload to go on."))
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        raw = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
+        if len(raw.encode("utf-8")) > MAX_FRAME_BYTES:
+            await self.send_error("That message is too large to be a move.")
+            return
+        try:
+            frame = json.loads(raw)
+        except ValueError:
+            await self.send_error("That message could not be read.")
+            return
+        if not isinstance(frame, dict):
+            await self.send_error("That message could not be read.")
+            return
+        if "ui" in frame:
+            await self.handle_ui(frame["ui"])
+        elif "action" in frame:
+            await self.handle_action(frame.get("action"), frame.get("version"))
+        elif frame.get("op") in OPS:
+            await self.handle_op(frame)
+        else:
+            await self.send_error("Unknown request.")
+
+    async def handle_ui(self, raw: Any) -> None:
+        """A selection on the page (a card picked, a tile turned): re-render for this socket only."""
+        if self.seat is None or self.view is None or self.meta is None:
+            return
+        if isinstance(raw, str):
+            try:
+                raw = json.loads(raw)
+            except ValueError:
+                raw = {}
+        self.ui = presenter(self.meta["game"]).clean_ui(self.view, self.seat, raw if isinstance(raw, dict) else {})
+        await self.send_render(fragments=("board", "hand", "status", "error"))
+
+    async def handle_action(self, action: Any, version: Any) -> None:
+        if self.seat is None:
+            await self.send_error("Spectators can't play: take a seat to play.")
+            return
+        if isinstance(action, str):
+            try:
+                action = json.loads(action)
+            except ValueError:
+                await self.send_error("That move could not be read.")
+                return
+        expected = None
+        if version not in (None, ""):
+            try:
+                expected = int(version)
+            except (TypeError, ValueError):
+                await self.send_error("That move could not be read.")
+                return
+        try:
+            await database_sync_to_async(services.act)(
+                match_id=self.match_id, user=self.user, seat=self.seat, action=action, expected_version=expected
+            )
+        except services.MatchMovedOn as error:
+            await self.send_current(error=str(error))
+        except (IllegalAction, services.ServiceError) as error:
+            await self.send_error(str(error))
+
+    async def handle_op(self, frame: dict[str, Any]) -> None:
+        op = frame["op"]
+        try:
+            if op == "resign":
+                await database_sync_to_async(services.resign)(match_id=self.match_id, user=self.user)
+            elif op in {"claim", "claim_bot"}:
+                target = frame.get("seat")
+                if isinstance(target, str) and target.isdigit():
+                    target = int(target)
+                if not isinstance(target, int) or isinstance(target, bool):
+                    raise services.ServiceError("Say which seat to claim.")
+                await database_sync_to_async(services.claim_abandoned)(
+                    match_id=self.match_id, user=self.user, absent_seat=target, take_over_with_bot=op == "claim_bot"
+                )
+            elif op == "rematch":
+                await database_sync_to_async(services.offer_rematch)(match_id=self.match_id, user=self.user)
+        except services.ServiceError as error:
+            await self.send_error(str(error))
+
+    # -- outgoing ------------------------------------------------------------------------------
+
+    async def send_current(self, error: str = "") -> None:
+        self.meta, self.view = await database_sync_to_async(current_payload)(self.match_id, self.seat)
+        self.ui = {}
+        await self.send_render(error=error)
+
+    async def send_render(self, error: str = "", fragments: tuple[str, ...] | None = None) -> None:
+        assert self.meta is not None
+        context = table_context(self.meta, self.view, self.seat, self.ui, error=error)
+        html = render_fragments(context) if fragments is None else render_fragments(context, fragments)
+        await self.send(text_data=html)
+
+    async def send_error(self, message: str) -> None:
+        await self.send(text_data=error_fragment(message))
+
+    async def match_view(self, event: dict[str, Any]) -> None:
+        """A seat's new view after a change: render it with a fresh selection."""
+        self.meta, self.view = event["meta"], event["view"]
+        self.ui = {}
+        await self.send_render()
+
+    async def match_html(self, event: dict[str, Any]) -> None:
+        """The spectators' shared rendering."""
         await self.send(text_data=event["html"])

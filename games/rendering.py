@@ -100,6 +100,11 @@ def table_context(
         "hand_template": f"games/tables/{slug}.html#hand",
         "ws_url": f"/ws/m/{meta['id']}/",
     }
+    scores = view.get("scores") if view is not None else None
+    context["players"] = [
+        {**p, "score_now": scores[p["index"]] if scores and p["index"] < len(scores) else p["score"]}
+        for p in meta["players"]
+    ]
     if view is not None:
         log = view.get("log", [])[-LOG_TAIL:]
         context["log"] = [

@@ -1,0 +1,77 @@
+"""The lobby's match-creation form, one per game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from .bots_accounts import LEVEL_TITLES, bot_levels
+from .catalog import GAMES, GameInfo
+from .services import SeatSpec
+
+
+def seat_choices(slug: str) -> list[tuple[str, str]]:
+    choices = [("open", "Open seat (anyone in the lobby)"), ("invite", "Invite link (a friend)")]
+    for level in bot_levels(slug):
+        choices.append((f"bot:{level}", f"Bot: {LEVEL_TITLES.get(level, level.title())}"))
+    return choices
+
+
+class CreateMatchForm(forms.Form):
+    """Players, options and how each other seat is filled, for one game."""
+
+    def __init__(self, info: GameInfo, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("prefix", info.slug)
+        super().__init__(*args, **kwargs)
+        self.info = info
+        engine = info.engine
+        counts = info.player_counts
+        self.fields["players"] = forms.TypedChoiceField(
+            label="Players", choices=[(n, str(n)) for n in counts], coerce=int, initial=min(2, counts[-1])
+            if counts[0] <= 2 else counts[0],
+        )
+        choices = seat_choices(info.slug)
+        default_seat = next((key for key, _ in choices if key.startswith("bot:")), "open")
+        for index in range(1, engine.max_players):
+            self.fields[f"seat_{index}"] = forms.ChoiceField(
+                label=f"Seat {index + 1}", choices=choices, initial=default_seat, required=False
+            )
+        for spec in info.options:
+            default = engine.default_options.get(spec.name)
+            if spec.kind == "int":
+                self.fields[f"opt_{spec.name}"] = forms.IntegerField(
+                    label=spec.label, min_value=spec.minimum, max_value=spec.maximum, initial=default
+                )
+            else:
+                self.fields[f"opt_{spec.name}"] = forms.ChoiceField(
+                    label=spec.label, choices=list(spec.choices), initial=default
+                )
+        self.fields["is_public"] = forms.BooleanField(label="Public (listed in the lobby, anyone may watch)",
+                                                      required=False, initial=True)
+        self.fields["rated"] = forms.BooleanField(label="Rated", required=False, initial=True)
+
+    @property
+    def seat_fields(self) -> list[forms.BoundField]:
+        return [self[f"seat_{i}"] for i in range(1, self.info.engine.max_players)]
+
+    @property
+    def option_fields(self) -> list[forms.BoundField]:
+        return [self[f"opt_{spec.name}"] for spec in self.info.options]
+
+    def seat_specs(self) -> list[SeatSpec]:
+        specs = []
+        for index in range(1, self.cleaned_data["players"]):
+            raw = self.cleaned_data.get(f"seat_{index}") or "open"
+            if raw.startswith("bot:"):
+                specs.append(SeatSpec("bot", raw[4:]))
+            else:
+                specs.append(SeatSpec(raw))
+        return specs
+
+    def options(self) -> dict[str, Any]:
+        return {spec.name: self.cleaned_data[f"opt_{spec.name}"] for spec in self.info.options}
+
+
+def all_forms(data: Any = None, only: str | None = None) -> list[CreateMatchForm]:
+    return [CreateMatchForm(info, data if slug == only else None) for slug, info in GAMES.items()]

@@ -1,0 +1,63 @@
+"""The bot runner: one asyncio task per server process asks due bot seats to act.
+
+Every process runs one; the version check in services.play_bot_turn makes a duplicate harmless, so
+bots move exactly once however many processes serve the site, and keep moving with nobody connected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from channels.db import database_sync_to_async
+
+from . import services
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.1
+_task: asyncio.Task[None] | None = None
+
+
+async def run_due_bots() -> int:
+    """Let every due bot act once; returns how many moves were made."""
+    due = await database_sync_to_async(services.due_bot_matches)()
+    moved = 0
+    for match_id, version in due:
+        try:
+            if await database_sync_to_async(services.play_bot_turn)(match_id=match_id, expected_version=version):
+                moved += 1
+        except Exception:
+            log.exception("bot turn failed in match %s", match_id)
+    return moved
+
+
+async def _loop() -> None:
+    while True:
+        try:
+            await run_due_bots()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the database may be briefly away; keep trying
+            log.exception("bot runner")
+            await asyncio.sleep(1)
+        await asyncio.sleep(POLL_SECONDS)
+
+
+def ensure_running() -> None:
+    """Start the runner on the current event loop, once per process."""
+    global _task
+    if _task is None or _task.done():
+        _task = asyncio.get_running_loop().create_task(_loop())
+
+
+class BotRunnerMiddleware:
+    """ASGI wrapper that starts the bot runner with the first connection the process serves."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
+        ensure_running()
+        return await self.app(scope, receive, send)

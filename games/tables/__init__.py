@@ -1,0 +1,42 @@
+"""Presenters: turn one seat's engine view (plus the socket's UI selection) into display-ready context.
+
+Each module has `present(view, seat, ui, names) -> dict` and `clean_ui(view, seat, raw) -> dict`.
+Nothing here decides a rule: what may be played comes from view["legal"].
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..engines.base import RED_SUITS, SUIT_SYMBOLS, card_name, rank_of, suit_of
+
+
+def card(code: str | None) -> dict[str, Any] | None:
+    """A card ready for the card template: rank, suit symbol, colour class, accessible name."""
+    if code is None:
+        return None
+    if code in ("XR", "XB"):
+        return {"code": code, "rank": "★", "suit": "", "red": code == "XR", "name": card_name(code), "joker": True}
+    suit = suit_of(code)
+    return {
+        "code": code,
+        "rank": rank_of(code),
+        "suit": SUIT_SYMBOLS[suit],
+        "red": suit in RED_SUITS,
+        "name": card_name(code),
+        "joker": False,
+    }
+
+
+def send(action: dict[str, Any], version: int | None = None) -> str:
+    """The hx-vals of a control that sends this action over the socket."""
+    payload: dict[str, Any] = {"action": action}
+    if version is not None:
+        payload["version"] = version
+    return json.dumps(payload, separators=(",", ":"))
+
+
+def send_ui(ui: dict[str, Any]) -> str:
+    """The hx-vals of a control that changes this socket's selection only."""
+    return json.dumps({"ui": ui}, separators=(",", ":"))

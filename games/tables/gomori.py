@@ -1,0 +1,127 @@
+"""The Gomori table: the field as a grid over the playable window, the hand, the piles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engines.base import card_name
+from . import card, send, send_ui
+
+
+def _cell(value: Any) -> tuple[int, int] | None:
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return (value[0], value[1])
+    return None
+
+
+def clean_ui(view: dict[str, Any], seat: int | None, raw: dict[str, Any]) -> dict[str, Any]:
+    """Keep only a selection that still makes sense: a card in hand with a play, and a king's chosen cell."""
+    legal = view.get("legal") or []
+    chosen = raw.get("card")
+    if not any(a["card"] == chosen for a in legal):
+        return {}
+    at = _cell(raw.get("at"))
+    if at is not None and any(a["card"] == chosen and tuple(a["at"]) == at and a.get("king_target") for a in legal):
+        return {"card": chosen, "at": list(at)}
+    return {"card": chosen}
+
+
+def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    legal = view.get("legal") or []
+    version = None  # Gomori's actions are all checked by the engine; a stale one is refused as illegal anyway
+    selected = ui.get("card")
+    king_at = tuple(ui["at"]) if ui.get("at") else None
+    stacks = {tuple(f["at"]): f for f in view["field"]}
+
+    # The grid spans the cells a card may go to (the 4x4 window around what lies on the field).
+    if view.get("playable"):
+        r0, r1 = view["playable"]["rows"]
+        c0, c1 = view["playable"]["cols"]
+    else:
+        r0 = r1 = c0 = c1 = 0
+
+    targets: dict[tuple[int, int], dict[str, Any]] = {}
+    if selected and king_at is None:
+        for action in legal:
+            if action["card"] != selected:
+                continue
+            at = tuple(action["at"])
+            if action.get("king_target"):
+                targets[at] = {"ui": send_ui({"card": selected, "at": list(at)})}
+            else:
+                targets[at] = {"send": send(action, version)}
+    king_targets: dict[tuple[int, int], str] = {}
+    if selected and king_at is not None:
+        for action in legal:
+            if action["card"] == selected and tuple(action["at"]) == king_at and action.get("king_target"):
+                king_targets[tuple(action["king_target"])] = send(action, version)
+
+    last = view.get("last") or {}
+    plays = last.get("plays") or []
+    last_cells = {tuple(p["at"]) for p in plays}
+    flipped_cells = {tuple(f["at"]) for p in plays for f in p.get("flipped", [])}
+    gathered_cells = {tuple(c) for p in plays for c in p.get("gathered_cells", [])}
+
+    rows = []
+    for r in range(r0, r1 + 1):
+        cells = []
+        for c in range(c0, c1 + 1):
+            stack = stacks.get((r, c))
+            entry: dict[str, Any] = {"at": [r, c], "label": f"row {r - r0 + 1}, column {c - c0 + 1}"}
+            if stack:
+                codes = stack["stack"]
+                entry.update(
+                    top=card(codes[-1]),
+                    face_up=stack["face_up"],
+                    height=len(codes),
+                    beneath=", ".join(card_name(code) for code in reversed(codes[:-1])),
+                    top_name=card_name(codes[-1]),
+                )
+            target = targets.get((r, c))
+            if target:
+                entry.update(target)
+            if (r, c) in king_targets:
+                entry["king_send"] = king_targets[(r, c)]
+            entry["king_cell"] = king_at == (r, c)
+            entry["last"] = (r, c) in last_cells
+            entry["flipped"] = (r, c) in flipped_cells
+            entry["gathered"] = (r, c) in gathered_cells
+            cells.append(entry)
+        rows.append(cells)
+
+    playable_cards = {a["card"] for a in legal}
+    hand = [
+        {**card(code), "playable": code in playable_cards, "selected": code == selected, "select": send_ui({"card": code})}
+        for code in (view.get("hand") or [])
+    ]
+    if king_at is not None:
+        prompt = f"Choose the face-up card the {card_name(selected)} turns face-down (its own stack too)."
+    elif selected:
+        prompt = f"Choose where the {card_name(selected)} goes: the highlighted cells."
+    elif view.get("chain"):
+        prompt = "You stacked a card: play another one."
+    else:
+        prompt = "Choose a card from your hand."
+    colors = view.get("colors", ["black", "red"])
+    sides = [
+        {
+            "seat": i,
+            "name": names[i] if i < len(names) else colors[i].title(),
+            "color": colors[i],
+            "hand": view["hand_counts"][i],
+            "pile": view["pile_counts"][i],
+            "gathered": len(view["gathered"][i]),
+        }
+        for i in range(2)
+    ]
+    return {
+        "rows": rows,
+        "columns": c1 - c0 + 1,
+        "hand": hand,
+        "prompt": prompt,
+        "sides": sides,
+        "selected": card(selected) if selected else None,
+        "choosing_king": king_at is not None,
+        "my_color": colors[seat] if seat is not None else None,
+        "cancel": send_ui({}) if selected else None,
+    }
