@@ -1,6 +1,12 @@
+"""The accounts app: the custom user, sign-up, profiles and avatars."""
+
 from django.apps import AppConfig
 
 
 class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "accounts"
+    verbose_name = "Accounts"
+
+    def ready(self) -> None:
+        from . import signals  # noqa: F401  (connects the receivers)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import secrets
+from pathlib import PurePath
+
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.urls import reverse
 
 
 def avatar_path(instance: User, filename: str) -> str:
-    # A fresh name per upload, so browsers and proxies never show a stale picture.
-    return f"avatars/{instance.pk or 'new'}/{filename}"
+    """A fresh, unguessable name per upload (only the extension is kept), so no cache shows a stale picture."""
+    extension = PurePath(filename).suffix.lower()[:6]
+    return f"avatars/{instance.pk or 'new'}/{secrets.token_urlsafe(12)}{extension}"
 
 
 class User(AbstractUser):
@@ -45,4 +49,7 @@ class User(AbstractUser):
         """The uploaded avatar, or the generated one: every user always has a picture."""
         if self.avatar:
             return self.avatar.url
-        return reverse("generated_avatar", args=[self.username])
+        from .avatars import generated_avatar_version
+
+        # The version changes with the name and the bot flag, so the picture can be cached for long.
+        return f"{reverse('generated_avatar', args=[self.username])}?v={generated_avatar_version(self)}"

@@ -1,3 +1,5 @@
+"""Public profile pages and generated avatars, at the site root: /u/<username>/."""
+
 from django.urls import path
 
 from . import views

@@ -1,14 +1,92 @@
-"""Placeholder being replaced by the foundation work (signup, profile, avatars)."""
-from django.http import HttpResponse
+"""Sign up, profiles and avatars. Signing in and out and the password pages are Django's own views."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render, resolve_url
+from django.utils.cache import get_conditional_response, patch_cache_control, quote_etag
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods, require_safe
+
+from .avatars import generated_avatar_version, remove_avatar, render_generated_avatar, set_avatar
+from .forms import ProfileForm, SignUpForm
+from .models import User
+
+MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 
-def signup(request):  # noqa: ANN001, ANN201
-    return HttpResponse("")
+def _safe_next(request: HttpRequest) -> str:
+    """The ?next= address when it points into this site, else the usual landing page."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return resolve_url(settings.LOGIN_REDIRECT_URL)
 
 
-def profile(request, username):  # noqa: ANN001, ANN201
-    return HttpResponse("")
+@require_http_methods(["GET", "HEAD", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    """Create an account and sign straight in."""
+    if request.user.is_authenticated:
+        return redirect(settings.LOGIN_REDIRECT_URL)
+    form = SignUpForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend=MODEL_BACKEND)
+        messages.success(request, f"Welcome to Card Club, {user.name}!")
+        return redirect(_safe_next(request))
+    return render(request, "registration/signup.html", {"form": form, "next": request.GET.get("next", "")})
 
 
-def generated_avatar(request, username):  # noqa: ANN001, ANN201
-    return HttpResponse("", content_type="image/svg+xml")
+@require_safe
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    """Anyone's public page: picture, name and when they joined (game statistics are added by the games app)."""
+    profile_user = get_object_or_404(User, username=username, is_active=True)
+    return render(
+        request,
+        "accounts/profile.html",
+        {"profile_user": profile_user, "is_own": request.user.is_authenticated and request.user.pk == profile_user.pk},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def profile_edit(request: HttpRequest) -> HttpResponse:
+    """One's own display name, email and picture."""
+    # A separate copy: a form that fails validation must not change the name shown in the page's header.
+    user = User.objects.get(pk=request.user.pk)
+    if request.method == "POST":
+        form = ProfileForm(request.POST, request.FILES, instance=user)
+    else:
+        form = ProfileForm(instance=user)
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            form.save()
+            if form.processed_avatar is not None:
+                set_avatar(user, form.processed_avatar)
+            elif form.cleaned_data.get("remove_avatar"):
+                remove_avatar(user)
+        messages.success(request, "Your profile is saved.")
+        return redirect("profile", user.username)
+    return render(request, "accounts/profile_edit.html", {"form": form})
+
+
+@require_safe
+def generated_avatar(request: HttpRequest, username: str) -> HttpResponse:
+    """The drawn picture of a user without an upload (a robot for bots): SVG, cached by browsers and proxies."""
+    user = get_object_or_404(User, username=username)
+    etag = quote_etag(generated_avatar_version(user))
+    not_modified = get_conditional_response(request, etag=etag)
+    if not_modified is not None:
+        return not_modified
+    response = HttpResponse(render_generated_avatar(user), content_type="image/svg+xml; charset=utf-8")
+    response["ETag"] = etag
+    # The page links it with ?v=<version>, which changes with the name, so a day's caching is safe.
+    patch_cache_control(response, public=True, max_age=86400)
+    return response

@@ -1,0 +1,96 @@
+"""Forms for signing up and editing one's profile; everything else uses Django's own auth forms."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+from django.core.files.uploadedfile import UploadedFile
+
+from .avatars import ALLOWED_CONTENT_TYPES, AvatarError, ProcessedAvatar, process_avatar
+from .models import User
+
+
+def clean_display_name(value: str) -> str:
+    """Trim, fold runs of spaces, and refuse control or invisible characters that could fake another name."""
+    value = " ".join(value.split())
+    for char in value:
+        if unicodedata.category(char) in {"Cc", "Cf", "Co", "Cs"}:
+            raise forms.ValidationError("Use letters, digits, spaces and punctuation only.")
+    return value
+
+
+class SignUpForm(UserCreationForm):
+    """Username, display name, password twice and an optional email (needed only to reset a password)."""
+
+    display_name = forms.CharField(
+        max_length=40,
+        required=False,
+        help_text="What other players see. Leave empty to use your username.",
+        widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
+    )
+    email = forms.EmailField(
+        required=False,
+        help_text="Optional. Only used to send you a link if you forget your password.",
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+    class Meta(UserCreationForm.Meta):
+        model = User
+        fields = ("username", "display_name", "email")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["username"].help_text = "Letters, digits and @ . + - _ only. Shown in your profile's address."
+        self.fields["username"].widget.attrs.update({"autocomplete": "username", "autocapitalize": "none"})
+
+    def clean_display_name(self) -> str:
+        return clean_display_name(self.cleaned_data.get("display_name", ""))
+
+
+class ProfileForm(forms.ModelForm):
+    """A person's own profile: display name, email, and a new avatar or going back to the generated one."""
+
+    avatar_upload = forms.FileField(
+        label="New picture",
+        required=False,
+        help_text="PNG, JPEG, WebP or GIF, up to 2 MB and 4096×4096 pixels. It is cropped to a square.",
+        widget=forms.FileInput(attrs={"accept": ALLOWED_CONTENT_TYPES}),
+    )
+    remove_avatar = forms.BooleanField(label="Remove my picture and use the generated one", required=False)
+
+    class Meta:
+        model = User
+        fields = ("display_name", "email")
+        help_texts = {
+            "display_name": "What other players see. Leave empty to use your username.",
+            "email": "Optional. Only used to send you a link if you forget your password.",
+        }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.processed_avatar: ProcessedAvatar | None = None
+        self.fields["display_name"].widget.attrs.update({"autocomplete": "nickname"})
+        self.fields["email"].widget.attrs.update({"autocomplete": "email"})
+        if not self.instance.avatar:
+            del self.fields["remove_avatar"]
+
+    def clean_display_name(self) -> str:
+        return clean_display_name(self.cleaned_data.get("display_name", ""))
+
+    def clean_avatar_upload(self) -> UploadedFile | None:
+        upload: UploadedFile | None = self.cleaned_data.get("avatar_upload")
+        if upload:
+            try:
+                self.processed_avatar = process_avatar(upload, upload.size)
+            except AvatarError as exc:
+                raise forms.ValidationError(str(exc), code="invalid_avatar") from exc
+        return upload
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if cleaned.get("remove_avatar") and cleaned.get("avatar_upload"):
+            raise forms.ValidationError("Choose a new picture or remove the current one, not both.")
+        return cleaned
