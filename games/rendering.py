@@ -99,6 +99,7 @@ def table_context(
         "board_template": f"games/tables/{slug}.html#board",
         "hand_template": f"games/tables/{slug}.html#hand",
         "ws_url": f"/ws/m/{meta['id']}/",
+        "table_css": "" if slug == "gomori" else f"css/{slug}.css",
     }
     scores = view.get("scores") if view is not None else None
     context["players"] = [
