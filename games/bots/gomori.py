@@ -1,0 +1,398 @@
+"""Gomori bots: they read only a seat's view and legal actions (never the state).
+
+- random: any legal play.
+- reference: the greedy bot of the rules, one play at a time maximising 2 x cards gathered + 1 if stacked.
+- search: plans the whole turn (every chain of up to 5 plays, deepening while its budget lasts) and keeps the
+  sequence that gathers most; among equal sequences it prefers playing more cards (a fuller field of its suits),
+  then leaving the opponent the least to gather next turn. It replans at every call from the view (memoised)
+  and plays the first step of its best plan.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import OrderedDict
+from functools import lru_cache
+from typing import Any
+
+from games.engines.base import Action, Bot, Cell, View, card_name
+from games.engines.gomori import (
+    DECK_SUITS,
+    DIAGONAL,
+    FIELD_SIZE,
+    LINE_OFFSETS,
+    ORTHOGONAL,
+    RANK,
+    SUIT,
+    fits_on,
+)
+
+# A compact field for searching: cell -> (top card, stack height, top face-up).
+Board = dict[Cell, tuple[str, int, bool]]
+
+NODE_BUDGET = 600           # work units per decision (a simulated play is 1), to stay well under 50 ms
+FINALS_COST = 4             # work units of weighing every empty cell of one position
+TIME_BUDGET = 0.015         # seconds: deeper iterations stop here whatever the budget left (slow machines)
+SPOT_WEIGHT = {"empty": 1.0, "down": 1.0, "up": 0.4}
+OWN_WEIGHT = 0.3
+STACK_BONUS = 1.0
+CARD_VALUE = {"A": 4.0, "K": 3.0, "Q": 2.5, "J": 2.5}
+
+
+def board_from_view(view: View) -> Board:
+    """The field of a view as a search board."""
+    return {(f["at"][0], f["at"][1]): (f["stack"][-1], len(f["stack"]), f["face_up"]) for f in view["field"]}
+
+
+def _describe(action: Action) -> str:
+    """ "the 5♣ at [0, 1]" (plus the king's target)."""
+    text = f"the {card_name(action['card'])} at {action['at']}"
+    if "king_target" in action:
+        text += f", turning {action['king_target']} face-down"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------------------
+# random and reference (greedy)
+# ---------------------------------------------------------------------------------------------------------
+
+def random_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
+    """Any legal play, uniformly."""
+    if not legal:
+        return None, "has nothing to play"
+    action = rng.choice(legal)
+    return action, f"plays {_describe(action)} at random"
+
+
+def play_on_board(board: Board, card: str, at: Cell, target: Cell | None) -> tuple[Board, int, bool]:
+    """Simulate one (legal) play: returns the new board, the cards gathered and whether it was stacked."""
+    prev = board.get(at)
+    new = dict(board)
+    stacked = prev is not None
+    if prev is None:
+        new[at] = (card, 1, True)
+    else:
+        new[at] = (card, prev[1] + 1, True)
+        rank = RANK[card]
+        if rank == "J" or rank == "Q":
+            r, c = at
+            for dr, dc in ORTHOGONAL if rank == "J" else DIAGONAL:
+                cell = (r + dr, c + dc)
+                entry = new.get(cell)
+                if entry is not None and entry[2]:
+                    new[cell] = (entry[0], entry[1], False)
+        elif rank == "K" and target is not None:
+            entry = new[target]
+            new[target] = (entry[0], entry[1], False)
+    gain = 0
+    if new[at][2]:
+        suit = SUIT[card]
+        r, c = at
+        won: set[Cell] = set()
+        for line in _lines_through(at):
+            for cell in line:
+                entry = new.get(cell)
+                if entry is None or not entry[2] or SUIT[entry[0]] != suit:
+                    break
+            else:
+                won.update(line)
+        won.discard(at)
+        for cell in won:
+            gain += new.pop(cell)[1]
+    return new, gain, stacked
+
+
+def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
+    """The greedy bot of the rules: the play maximising 2 x cards gathered + 1 if stacked (ties at random)."""
+    if not legal:
+        return None, "has nothing to play"
+    board = board_from_view(view)
+    best: list[tuple[Action, int, bool]] = []
+    best_score = -1
+    for action in legal:
+        target = tuple(action["king_target"]) if "king_target" in action else None
+        _, gain, stacked = play_on_board(board, action["card"], (action["at"][0], action["at"][1]),
+                                         target)  # type: ignore[arg-type]
+        score = 2 * gain + (1 if stacked else 0)
+        if score > best_score:
+            best, best_score = [(action, gain, stacked)], score
+        elif score == best_score:
+            best.append((action, gain, stacked))
+    action, gain, stacked = rng.choice(best)
+    if gain:
+        reason = f"gathers {gain} cards with {_describe(action)}"
+    elif stacked:
+        reason = f"stacks {_describe(action)} to play again"
+    else:
+        reason = f"plays {_describe(action)}: nothing better to gather or stack"
+    return action, reason
+
+
+# ---------------------------------------------------------------------------------------------------------
+# search
+# ---------------------------------------------------------------------------------------------------------
+
+def _area(board: Board) -> tuple[int, int, int, int]:
+    """Rows and columns a card may go to on this board (row min, row max, col min, col max)."""
+    rows = [cell[0] for cell in board]
+    cols = [cell[1] for cell in board]
+    reach = FIELD_SIZE - 1
+    return max(rows) - reach, min(rows) + reach, max(cols) - reach, min(cols) + reach
+
+
+@lru_cache(maxsize=4096)
+def _lines_through(cell: Cell) -> tuple[tuple[Cell, ...], ...]:
+    """The 16 lines of 4 cells through cell (4 directions x 4 positions in the line)."""
+    r, c = cell
+    return tuple(tuple((r + dr, c + dc) for dr, dc in offsets) for offsets in LINE_OFFSETS)
+
+
+def _spots(board: Board, area: tuple[int, int, int, int]) -> list[tuple[Cell, str, int, str]]:
+    """Lines of 4 where 3 cells are face-up tops of one suit and the 4th could still take a card of that suit.
+
+    Returns (4th cell, suit, cards the line would gather, kind of the 4th cell: empty/down/up) per line.
+    """
+    r0, r1, c0, c1 = area
+    lines: set[tuple[Cell, ...]] = set()
+    for cell, entry in board.items():
+        if entry[2]:
+            lines.update(_lines_through(cell))
+    found: list[tuple[Cell, str, int, str]] = []
+    get = board.get
+    for line in lines:
+        suit = ""
+        count = 0
+        value = 0
+        other: Cell | None = None
+        for x in line:
+            entry = get(x)
+            if entry is not None and entry[2]:
+                s = SUIT[entry[0]]
+                if s == suit:
+                    count += 1
+                    value += entry[1]
+                    continue
+                if not suit:
+                    suit, count, value = s, 1, entry[1]
+                    continue
+            if other is not None:
+                break
+            other = x
+        else:
+            if count != 3 or other is None:
+                continue
+            entry = get(other)
+            if entry is None:
+                if not (r0 <= other[0] <= r1 and c0 <= other[1] <= c1):
+                    continue
+                kind = "empty"
+            else:
+                if entry[2] and SUIT[entry[0]] == suit:
+                    continue
+                kind = "up" if entry[2] else "down"
+            found.append((other, suit, value, kind))
+    return found
+
+
+def _pressure(spots: list[tuple[Cell, str, int, str]], suits: tuple[str, str]) -> float:
+    """How much a side could gather next turn from these spots (the best one, weighted by how reachable)."""
+    return max((SPOT_WEIGHT[kind] * value for _, suit, value, kind in spots if suit in suits), default=0.0)
+
+
+class _OutOfBudget(Exception):
+    """The search used up its node budget; the last complete iteration stands."""
+
+
+class _Search:
+    """One decision's search: iterative deepening over chained plays, memoised per position."""
+
+    def __init__(self, seat: int) -> None:
+        self.own = DECK_SUITS[seat]
+        self.opp = DECK_SUITS[1 - seat]
+        self.nodes = 0
+        self.budget = 10**9
+        self.deadline = float("inf")
+        self.memo: dict[Any, tuple[tuple[int, float], list[Action]]] = {}
+        self.finals_memo: dict[Any, tuple[tuple[int, float], list[Action]]] = {}
+
+    def evaluate(self, board: Board) -> float:
+        """Tie-break score of a position at the end of our turn: opponent threats against our chances."""
+        if not board:
+            return 0.0
+        spots = _spots(board, _area(board))
+        return -_pressure(spots, self.opp) + OWN_WEIGHT * _pressure(spots, self.own)
+
+    def finals(self, board: Board, hand: tuple[str, ...]) -> tuple[tuple[int, float], list[Action]]:
+        """The best play on an empty cell (which ends the turn): (gathered, tie-break) and the play."""
+        # the cheapest card of each suit in hand: what to give away when nothing is gathered
+        cheapest: dict[str, str] = {}
+        for card in hand:
+            suit = SUIT[card]
+            if suit not in cheapest or CARD_VALUE.get(RANK[card], 1.0) < CARD_VALUE.get(RANK[cheapest[suit]], 1.0):
+                cheapest[suit] = card
+        key = (frozenset(board.items()), tuple(sorted(cheapest.values())))
+        hit = self.finals_memo.get(key)
+        if hit is None:
+            self.nodes += FINALS_COST
+            hit = self.finals_memo[key] = self._finals(board, cheapest)
+        return hit
+
+    def _finals(self, board: Board, cheapest: dict[str, str]) -> tuple[tuple[int, float], list[Action]]:
+        """finals() for the cheapest card of each suit in hand."""
+        area = _area(board)
+        r0, r1, c0, c1 = area
+        spots = _spots(board, area)
+        opp_spots = [spot for spot in spots if spot[1] in self.opp]
+        own_spots = [spot for spot in spots if spot[1] in self.own]
+        rows = [cell[0] for cell in board]
+        cols = [cell[1] for cell in board]
+        rmin, rmax, cmin, cmax = min(rows), max(rows), min(cols), max(cols)
+        best: tuple[int, float] = (-1, 0.0)
+        best_play: list[Action] = []
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                cell = (r, c)
+                if cell in board:
+                    continue
+                # the area once a card lies here
+                nr0 = max(rmax, r) - FIELD_SIZE + 1
+                nr1 = min(rmin, r) + FIELD_SIZE - 1
+                nc0 = max(cmax, c) - FIELD_SIZE + 1
+                nc1 = min(cmin, c) + FIELD_SIZE - 1
+                for suit, card in cheapest.items():
+                    completes = any(x == cell and s == suit for x, s, _, _ in own_spots)
+                    if completes:
+                        new, gain, _ = play_on_board(board, card, cell, None)
+                        self.nodes += 1
+                        score = (gain, self.evaluate(new) - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
+                    else:
+                        threat = 0.0
+                        for x, _, value, kind in opp_spots:
+                            if x == cell:
+                                weight = SPOT_WEIGHT["up"]
+                            elif kind == "empty" and not (nr0 <= x[0] <= nr1 and nc0 <= x[1] <= nc1):
+                                continue
+                            else:
+                                weight = SPOT_WEIGHT[kind]
+                            threat = max(threat, weight * value)
+                        chance = 0.0
+                        for x, _, value, kind in own_spots:
+                            if x == cell:
+                                weight = SPOT_WEIGHT["up"]
+                            elif kind == "empty" and not (nr0 <= x[0] <= nr1 and nc0 <= x[1] <= nc1):
+                                continue
+                            else:
+                                weight = SPOT_WEIGHT[kind]
+                            chance = max(chance, weight * value)
+                        score = (0, -threat + OWN_WEIGHT * chance - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
+                    if score > best:
+                        best = score
+                        best_play = [{"type": "play", "card": card, "at": [r, c]}]
+        return best, best_play
+
+    def stacked_moves(self, board: Board, hand: tuple[str, ...]) -> list[tuple[str, Cell, Cell | None]]:
+        """Every play onto an occupied cell; kings only turn their own cell or an opponent-coloured top."""
+        moves: list[tuple[str, Cell, Cell | None]] = []
+        for card in hand:
+            is_king = RANK[card] == "K"
+            for cell, (top, _, up) in board.items():
+                if up and not fits_on(card, top):
+                    continue
+                if is_king:
+                    moves.append((card, cell, cell))
+                    for target, (t_top, _, t_up) in board.items():
+                        if t_up and target != cell and SUIT[t_top] in self.opp:
+                            moves.append((card, cell, target))
+                else:
+                    moves.append((card, cell, None))
+        return moves
+
+    def best(self, board: Board, hand: tuple[str, ...], depth: int) -> tuple[tuple[int, float], list[Action]]:
+        """The best plan from a position where we must play: (gathered, tie-break) and its plays."""
+        key = (frozenset(board.items()), tuple(sorted(hand)), depth)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        if len(board) < FIELD_SIZE * FIELD_SIZE:
+            best, plan = self.finals(board, hand)
+        else:
+            best, plan = (-1, 0.0), []
+        for card, cell, target in self.stacked_moves(board, hand):
+            self.nodes += 1
+            if self.nodes > self.budget or time.perf_counter() > self.deadline:
+                raise _OutOfBudget
+            new, gain, _ = play_on_board(board, card, cell, target)
+            rest = tuple(c for c in hand if c != card)
+            action: Action = {"type": "play", "card": card, "at": [cell[0], cell[1]]}
+            if target is not None:
+                action["king_target"] = [target[0], target[1]]
+            if rest and (len(new) < FIELD_SIZE * FIELD_SIZE
+                         or any(not up or fits_on(c, top) for c in rest for top, _, up in new.values())):
+                if depth > 0:
+                    (sub_gain, sub_h), sub_plan = self.best(new, rest, depth - 1)
+                else:
+                    (sub_gain, sub_h), sub_plan = (
+                        self.finals(new, rest) if len(new) < FIELD_SIZE * FIELD_SIZE else ((0, 0.0), []))
+                score = (gain + sub_gain, sub_h + STACK_BONUS)
+                plan_here = [action, *sub_plan]
+            else:
+                score = (gain, self.evaluate(new) - 0.05 * CARD_VALUE.get(RANK[card], 1.0) + STACK_BONUS)
+                plan_here = [action]
+            if score > best:
+                best, plan = score, plan_here
+        self.memo[key] = (best, plan)
+        return best, plan
+
+
+_PLAN_CACHE: OrderedDict[Any, tuple[tuple[int, float], list[Action]]] = OrderedDict()
+_PLAN_CACHE_SIZE = 512
+
+
+def search_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
+    """Plans the turn's whole chain of plays and plays its first step (see the module docstring)."""
+    if not legal:
+        return None, "has nothing to play"
+    board = board_from_view(view)
+    hand = tuple(view["hand"])
+    if not board:
+        # the opening card: give away the cheapest card
+        action = min(legal, key=lambda a: (CARD_VALUE.get(RANK[a["card"]], 1.0), rng.random()))
+        return action, f"opens with {_describe(action)}"
+    key = (frozenset(board.items()), tuple(sorted(hand)), view["seat"])
+    cached = _PLAN_CACHE.get(key)
+    if cached is None:
+        search = _Search(view["seat"])
+        started = time.perf_counter()
+        cached = search.best(board, hand, 0)
+        search.budget = search.nodes + NODE_BUDGET
+        search.deadline = started + TIME_BUDGET
+        for depth in range(1, len(hand)):
+            try:
+                cached = search.best(board, hand, depth)
+            except _OutOfBudget:
+                break
+        _PLAN_CACHE[key] = cached
+        if len(_PLAN_CACHE) > _PLAN_CACHE_SIZE:
+            _PLAN_CACHE.popitem(last=False)
+    (gain, _), plan = cached
+    action = plan[0] if plan else rng.choice(legal)
+    if action not in legal:  # never expected: the plan is built from the same rules
+        action = rng.choice(legal)
+    steps = len(plan)
+    if gain:
+        reason = f"plays {_describe(action)}: a plan of {steps} play{'s' if steps > 1 else ''} gathers {gain} cards"
+    elif steps > 1:
+        reason = f"plays {_describe(action)} to play again; nothing to gather, so it leaves the opponent least"
+    else:
+        reason = f"plays {_describe(action)}: nothing to gather, so it leaves the opponent least"
+    return action, reason
+
+
+BOTS: dict[str, Bot] = {
+    "random": random_bot,
+    "reference": reference_bot,
+    "search": search_bot,
+}
+
+__all__ = ["BOTS", "board_from_view", "play_on_board", "random_bot", "reference_bot", "search_bot"]
