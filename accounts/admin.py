@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.contrib.admin.widgets import AdminFileWidget
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.core.files.base import ContentFile
@@ -20,6 +21,9 @@ from .models import User
 
 class AdminUserChangeForm(UserChangeForm):
     """Uploads through the admin get the same checks and re-encoding as the profile page."""
+
+    # A plain file field: our own checks (size first, header before pixels) give the clear messages.
+    avatar = forms.FileField(required=False, widget=AdminFileWidget)
 
     class Meta(UserChangeForm.Meta):
         model = User

@@ -74,9 +74,7 @@ def process_avatar(upload: IO[bytes], size: int | None = None) -> ProcessedAvata
                 # Only the header has been read so far: refuse big pictures before decoding any pixel.
                 width, height = image.size
                 if width > MAX_SIDE or height > MAX_SIDE:
-                    raise AvatarError(
-                        f"That picture is {width}×{height} pixels; the limit is {MAX_SIDE}×{MAX_SIDE}."
-                    )
+                    raise AvatarError(f"That picture is {width}×{height} pixels; the limit is {MAX_SIDE}×{MAX_SIDE}.")
                 if width < 1 or height < 1:
                     raise AvatarError("That picture has no pixels.")
                 if image.format == "JPEG":
@@ -112,9 +110,7 @@ def _square(image: Image.Image) -> Image.Image:
         upright.mode == "P" and "transparency" in upright.info
     )
     converted = upright.convert("RGBA" if has_alpha else "RGB")
-    square = ImageOps.fit(
-        converted, (AVATAR_SIZE, AVATAR_SIZE), method=Image.Resampling.LANCZOS, centering=(0.5, 0.5)
-    )
+    square = ImageOps.fit(converted, (AVATAR_SIZE, AVATAR_SIZE), method=Image.Resampling.LANCZOS, centering=(0.5, 0.5))
     # A brand-new image, so nothing of the upload's metadata (EXIF, XMP, ICC, comments) can travel along.
     clean = Image.new(square.mode, square.size)
     clean.paste(square)
