@@ -1,0 +1,110 @@
+"""Fixtures for the live-match tests: players, started Gomori matches, and logged-in WebSocket clients."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import channel_layers
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from games import services
+from games.services import SeatSpec
+
+# The seed of the fixtures' matches (the tests' own modules use the same value).
+SEED = 20240611
+
+
+@pytest.fixture(autouse=True)
+def _own_channel_layer(settings: Any) -> Iterator[None]:
+    """A channel layer of this test's own: a fresh in-memory one, or Redis under a per-worker prefix.
+
+    Parallel test workers number their matches from 1 each, so on a shared Redis their group names
+    ("match-1-seat-0") would collide; a prefix per worker keeps their broadcasts apart.
+    """
+    layers = {alias: dict(config) for alias, config in settings.CHANNEL_LAYERS.items()}
+    default = layers["default"]
+    if "Redis" in default["BACKEND"]:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        default["CONFIG"] = {**default.get("CONFIG", {}), "prefix": f"cardclub-test-{worker}-{os.getpid()}"}
+    settings.CHANNEL_LAYERS = layers
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
+@pytest.fixture
+def alice(make_user: Callable[..., Any]) -> Any:
+    return make_user("alice", display_name="Alice")
+
+
+@pytest.fixture
+def bob(make_user: Callable[..., Any]) -> Any:
+    return make_user("bob", display_name="Bob")
+
+
+@pytest.fixture
+def carol(make_user: Callable[..., Any]) -> Any:
+    return make_user("carol", display_name="Carol")
+
+
+def _start_gomori(first: Any, second: Any, *, seed: int = SEED, is_public: bool = True) -> Any:
+    match = services.create_match(
+        creator=first, game="gomori", players=2, seats=[SeatSpec("open")], seed=seed, is_public=is_public
+    )
+    return services.join_match(match_id=match.pk, user=second, invite_code=match.invite_code)
+
+
+@pytest.fixture
+def start_gomori(db: None) -> Callable[..., Any]:
+    """start_gomori(first, second, seed=SEED, is_public=True): a started Gomori match between two people.
+
+    first holds seat 0 (black, to play first), second seat 1.
+    """
+    return _start_gomori
+
+
+@pytest.fixture
+def gomori_match(alice: Any, bob: Any) -> Any:
+    """Alice (seat 0, black, to play) against Bob (seat 1), started with SEED."""
+    return _start_gomori(alice, bob)
+
+
+def session_cookie(user: Any) -> str:
+    """The session cookie of a signed-in user, as a browser would send it."""
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
+
+
+@pytest.fixture
+async def ws_client() -> AsyncIterator[Callable[..., Any]]:
+    """open_socket(match_id, user=None, code=None) -> (connected, close code or None, communicator).
+
+    Goes through config.asgi.application (origin check, sessions, auth, routing); user None is anonymous.
+    Every communicator opened is disconnected at the end of the test.
+    """
+    from config.asgi import application
+
+    opened: list[WebsocketCommunicator] = []
+
+    async def open_socket(match_id: int, user: Any = None, code: str | None = None) -> tuple[bool, Any, Any]:
+        headers = [(b"origin", b"http://testserver")]
+        if user is not None:
+            cookie = await sync_to_async(session_cookie)(user)
+            headers.append((b"cookie", cookie.encode()))
+        path = f"/ws/m/{match_id}/" + (f"?code={code}" if code else "")
+        communicator = WebsocketCommunicator(application, path, headers=headers)
+        connected, detail = await communicator.connect(timeout=5)
+        opened.append(communicator)
+        return connected, detail, communicator
+
+    yield open_socket
+    for communicator in opened:
+        with contextlib.suppress(Exception):  # already closed by the server, or by the test
+            await communicator.disconnect(timeout=3)

@@ -1,0 +1,598 @@
+"""The match services: every state change of a live match, under the row lock and the version check."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from collections.abc import Callable
+from datetime import timedelta
+from functools import partial
+from typing import Any
+
+import pytest
+from django.conf import settings as django_settings
+from django.db import connection
+from django.utils import timezone
+
+from games import scheduler, services
+from games.engines import IllegalAction, get_engine
+from games.models import Match, Move, Seat
+from games.services import MatchMovedOn, SeatSpec, ServiceError
+
+pytestmark = pytest.mark.django_db
+
+ENGINE = get_engine("gomori")
+SEED = 20240611  # as in conftest: the seed of the gomori_match fixture
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def fresh(match: Match) -> Match:
+    return Match.objects.get(pk=match.pk)
+
+
+def state_of(match: Match) -> Any:
+    return ENGINE.load(fresh(match).state)
+
+
+def replayed(match: Match) -> dict[str, Any]:
+    """The engine's replay of the match's seed, options and recorded moves, dumped."""
+    state = ENGINE.new_game(match.players, seed=match.seed, options=match.options)
+    for move in Move.objects.filter(match=match).order_by("number"):
+        state = ENGINE.apply(state, move.seat, move.action)
+    return ENGINE.dump(state)
+
+
+def assert_replay_equals_stored(match: Match) -> None:
+    match = fresh(match)
+    numbers = list(Move.objects.filter(match=match).order_by("number").values_list("number", flat=True))
+    assert numbers == list(range(1, match.version + 1)), "moves are numbered 1..version without gaps"
+    assert replayed(match) == match.state
+
+
+def the_only_seat_to_act(match: Match) -> int:
+    (seat,) = ENGINE.to_act(state_of(match))
+    return seat
+
+
+def play_to_empty_cell(match: Match, user: Any) -> dict[str, Any]:
+    """The seat to act plays a card onto an empty cell (which ends its turn); returns the action."""
+    match = fresh(match)
+    seat = the_only_seat_to_act(match)
+    state = ENGINE.load(match.state)
+    occupied = {tuple(f["at"]) for f in ENGINE.view(state, seat)["field"]}
+    action = next(a for a in ENGINE.legal_actions(state, seat) if tuple(a["at"]) not in occupied)
+    services.act(match_id=match.pk, user=user, seat=seat, action=action, expected_version=match.version)
+    return action
+
+
+def set_presence(match: Match, index: int, *, connections: int, seconds_ago: float) -> None:
+    Seat.objects.filter(match=match, index=index).update(
+        connections=connections, last_seen=timezone.now() - timedelta(seconds=seconds_ago)
+    )
+
+
+def make_bot_vs_bot(alice: Any, black: str, red: str, seed: int = SEED) -> Match:
+    """A Gomori match between two bots. No service seats a bot in seat 0 (a person creates every match),
+    so the creator's seat is handed to a bot before the second bot takes the open seat and starts it."""
+    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], seed=seed)
+    Seat.objects.filter(match=match, index=0).update(user=services.bot_user("gomori", black))
+    return services.join_match(match_id=match.pk, user=services.bot_user("gomori", red))
+
+
+def run_threads(targets: list[Callable[[], Any]]) -> list[tuple[str, Any]]:
+    """Run the callables in real threads released together by a barrier; ("ok", value) or ("error", exc) each."""
+    barrier = threading.Barrier(len(targets))
+    results: list[tuple[str, Any]] = [("missing", None)] * len(targets)
+
+    def run(i: int, target: Callable[[], Any]) -> None:
+        try:
+            barrier.wait(timeout=10)
+            results[i] = ("ok", target())
+        except Exception as error:  # recorded and checked by the test
+            results[i] = ("error", error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, t)) for i, t in enumerate(targets)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not any(thread.is_alive() for thread in threads)
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+# create, join, leave
+
+
+def test_create_waits_for_the_open_seat(alice: Any) -> None:
+    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], seed=SEED)
+    match = fresh(match)
+    assert match.status == Match.Status.WAITING
+    assert match.state is None
+    assert match.seed == SEED
+    assert [(s.index, s.user_id) for s in match.seats.all()] == [(0, alice.pk), (1, None)]
+
+
+def test_join_fills_the_last_seat_and_deals_from_the_seed(alice: Any, bob: Any, start_gomori: Any) -> None:
+    match = start_gomori(alice, bob)
+    match = fresh(match)
+    assert match.status == Match.Status.ACTIVE
+    assert match.version == 0
+    assert match.started_at is not None
+    assert match.state == ENGINE.dump(ENGINE.new_game(2, seed=SEED))
+    assert [s.user_id for s in match.seats.all()] == [alice.pk, bob.pk]
+    assert match.bot_due_at is None  # no bot seated
+
+
+def test_create_with_a_bot_starts_at_once(alice: Any) -> None:
+    match = services.create_match(
+        creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")], seed=SEED
+    )
+    match = fresh(match)
+    assert match.status == Match.Status.ACTIVE
+    bot_seat = match.seats.get(index=1)
+    assert bot_seat.user.is_bot and bot_seat.user.bot_level == "reference"
+    assert match.bot_due_at is None  # black (Alice) begins
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"game": "chess"}, "four games"),
+        ({"players": 3, "seats": [SeatSpec("open"), SeatSpec("open")]}, "2 to 2 players"),
+        ({"seats": []}, "each other seat"),
+        ({"seats": [SeatSpec("robot")]}, "open, by invitation, or a bot"),
+        ({"seats": [SeatSpec("bot", "grandmaster")]}, "no grandmaster bot"),
+    ],
+)
+def test_create_refuses_what_cannot_be_played(alice: Any, kwargs: dict[str, Any], message: str) -> None:
+    arguments = {"creator": alice, "game": "gomori", "players": 2, "seats": [SeatSpec("open")], **kwargs}
+    with pytest.raises(ServiceError, match=message):
+        services.create_match(**arguments)
+    assert Match.objects.count() == 0
+
+
+def test_bots_do_not_create_matches() -> None:
+    bot = services.bot_user("gomori", "random")
+    with pytest.raises(ServiceError, match="Bots don't create"):
+        services.create_match(creator=bot, game="gomori", players=2, seats=[SeatSpec("open")])
+
+
+def test_join_refusals(alice: Any, bob: Any, carol: Any) -> None:
+    from django.contrib.auth.models import AnonymousUser
+
+    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
+    with pytest.raises(ServiceError, match="already have a seat"):
+        services.join_match(match_id=match.pk, user=alice)
+    with pytest.raises(ServiceError, match="Sign in"):
+        services.join_match(match_id=match.pk, user=AnonymousUser())
+    with pytest.raises(ServiceError, match="no such match"):
+        services.join_match(match_id=match.pk + 1000, user=bob)
+    services.join_match(match_id=match.pk, user=bob)
+    with pytest.raises(ServiceError, match="no longer waiting"):
+        services.join_match(match_id=match.pk, user=carol)
+
+
+def test_private_match_and_invite_seat_need_the_code(alice: Any, bob: Any, carol: Any) -> None:
+    private = services.create_match(
+        creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], is_public=False
+    )
+    for wrong in (None, "", "not-the-code"):
+        with pytest.raises(ServiceError, match="private"):
+            services.join_match(match_id=private.pk, user=bob, invite_code=wrong)
+    services.join_match(match_id=private.pk, user=bob, invite_code=private.invite_code)
+    assert fresh(private).status == Match.Status.ACTIVE
+
+    invite = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("invite")])
+    with pytest.raises(ServiceError, match="no free seat"):
+        services.join_match(match_id=invite.pk, user=carol)
+    services.join_match(match_id=invite.pk, user=carol, invite_code=invite.invite_code)
+    assert fresh(invite).seats.get(index=1).user_id == carol.pk
+
+
+def test_leave_frees_the_seat_and_the_creator_leaving_cancels(alice: Any, bob: Any) -> None:
+    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("invite")])
+    services.join_match(match_id=match.pk, user=bob, invite_code=match.invite_code)
+    # Bob joined the last seat, so the match started: leaving is no longer possible.
+    with pytest.raises(ServiceError, match="resign instead"):
+        services.leave_match(match_id=match.pk, user=bob)
+
+    match = services.create_match(
+        creator=alice, game="gomori", players=2, seats=[SeatSpec("open")]
+    )
+    Seat.objects.filter(match=match, index=1).update(user=bob)  # a seat taken, the match still waiting
+    services.leave_match(match_id=match.pk, user=bob)
+    assert fresh(match).seats.get(index=1).user is None
+    services.leave_match(match_id=match.pk, user=alice)
+    match = fresh(match)
+    assert match.status == Match.Status.ABORTED
+    assert match.result["reason"] == "cancelled"
+
+
+# ---------------------------------------------------------------------------------------------
+# act
+
+
+def test_act_applies_appends_the_move_and_saves_the_state(gomori_match: Match, alice: Any) -> None:
+    before = state_of(gomori_match)
+    action = ENGINE.legal_actions(before, 0)[2]
+    services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=0)
+    match = fresh(gomori_match)
+    assert match.version == 1
+    (move,) = Move.objects.filter(match=match)
+    assert (move.number, move.seat, move.action) == (1, 0, action)
+    assert match.state == ENGINE.dump(ENGINE.apply(before, 0, action))
+    assert match.seats.get(index=0).last_seen is not None
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "play", "card": "5D", "at": [0, 0]},  # a red card: not in black's hand
+        {"type": "play", "card": "AC", "at": [3, 3]},  # the first card goes on [0, 0]
+        {"type": "pass"},
+        {"type": "play", "card": "AC", "at": [0, 0], "extra": 1},
+        {"type": "play", "card": ["AC"], "at": "0,0"},
+        None,
+        [],
+        "play",
+        7,
+    ],
+)
+def test_illegal_or_malformed_action_changes_nothing(gomori_match: Match, alice: Any, action: Any) -> None:
+    before = fresh(gomori_match)
+    with pytest.raises(IllegalAction):
+        services.act(match_id=before.pk, user=alice, seat=0, action=action, expected_version=0)
+    after = fresh(before)
+    assert (after.version, after.state, Move.objects.count()) == (0, before.state, 0)
+
+
+def test_only_the_seat_holder_acts_for_a_seat(gomori_match: Match, alice: Any, bob: Any, carol: Any) -> None:
+    from django.contrib.auth.models import AnonymousUser
+
+    action = ENGINE.legal_actions(state_of(gomori_match), 0)[0]
+    for user, seat in [(bob, 0), (carol, 0), (AnonymousUser(), 0), (alice, 1), (alice, 7)]:
+        with pytest.raises(ServiceError, match="your own seat"):
+            services.act(match_id=gomori_match.pk, user=user, seat=seat, action=action)
+    # Bob acting for his own seat out of turn is the engine's call.
+    with pytest.raises(IllegalAction, match="not your turn"):
+        services.act(match_id=gomori_match.pk, user=bob, seat=1, action=action)
+    assert fresh(gomori_match).version == 0
+
+
+def test_a_stale_version_is_told_the_game_moved_on(gomori_match: Match, alice: Any) -> None:
+    action = ENGINE.legal_actions(state_of(gomori_match), 0)[0]
+    for stale in (1, -1, 99):
+        with pytest.raises(MatchMovedOn, match="moved on"):
+            services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=stale)
+    assert fresh(gomori_match).version == 0
+    services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=0)
+    assert fresh(gomori_match).version == 1
+
+
+def test_act_needs_a_match_in_progress(alice: Any, bob: Any) -> None:
+    waiting = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
+    with pytest.raises(ServiceError, match="not in progress"):
+        services.act(match_id=waiting.pk, user=alice, seat=0, action={"type": "play", "card": "AC", "at": [0, 0]})
+
+
+def test_broadcast_happens_after_commit_only(
+    gomori_match: Match, alice: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    from games import broadcast
+
+    sent: list[int] = []
+    monkeypatch.setattr(broadcast, "broadcast_match", sent.append)
+    action = ENGINE.legal_actions(state_of(gomori_match), 0)[0]
+    illegal = {"type": "play", "card": "5D", "at": [0, 0]}
+    with django_capture_on_commit_callbacks(execute=False) as refused, pytest.raises(IllegalAction):
+        services.act(match_id=gomori_match.pk, user=alice, seat=0, action=illegal)
+    assert refused == []  # a refused action broadcasts nothing
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=0)
+        assert sent == []  # nothing is sent inside the transaction
+    assert len(callbacks) == 1
+    callbacks[0]()
+    assert sent == [gomori_match.pk]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_racing_actions_on_one_version_only_one_applies(alice: Any, bob: Any, start_gomori: Any) -> None:
+    match = start_gomori(alice, bob)
+    for round_ in range(3):
+        match = fresh(match)
+        seat = the_only_seat_to_act(match)
+        user = alice if seat == 0 else bob
+        state = ENGINE.load(match.state)
+        legal = ENGINE.legal_actions(state, seat)
+        first, second = legal[0], legal[-1]
+        assert first != second
+        version = match.version
+        attempts = [
+            partial(services.act, match_id=match.pk, user=user, seat=seat, action=action, expected_version=version)
+            for action in (first, second)
+        ]
+        results = run_threads(attempts)
+        kinds = sorted("ok" if kind == "ok" else type(value).__name__ for kind, value in results)
+        assert kinds == ["MatchMovedOn", "ok"], (round_, results)
+        winner = first if results[0][0] == "ok" else second
+        match = fresh(match)
+        assert match.version == version + 1
+        assert Move.objects.filter(match=match).count() == version + 1
+        assert match.state == ENGINE.dump(ENGINE.apply(state, seat, winner))
+        assert_replay_equals_stored(match)
+
+
+# ---------------------------------------------------------------------------------------------
+# resign
+
+
+def test_resign_ends_the_match_for_the_others(gomori_match: Match, alice: Any, bob: Any, carol: Any) -> None:
+    play_to_empty_cell(gomori_match, alice)
+    with pytest.raises(ServiceError, match="no seat"):
+        services.resign(match_id=gomori_match.pk, user=carol)
+    # Alice resigns while the game waits on Bob: resigning is always possible.
+    services.resign(match_id=gomori_match.pk, user=alice)
+    match = fresh(gomori_match)
+    assert match.status == Match.Status.FINISHED
+    assert match.finished_at is not None
+    assert match.result["reason"] == "resign"
+    assert (match.result["winners"], match.result["loser"], match.result["draw"]) == ([1], 0, False)
+    assert [(s.index, s.place) for s in match.seats.all()] == [(0, 2), (1, 1)]
+    with pytest.raises(ServiceError, match="not in progress"):
+        services.resign(match_id=match.pk, user=bob)
+    with pytest.raises(ServiceError, match="not in progress"):
+        play_to_empty_cell(match, bob)
+
+
+# ---------------------------------------------------------------------------------------------
+# claim an abandoned match
+
+
+def test_claim_is_refused_before_the_wait_is_over(gomori_match: Match, alice: Any, bob: Any) -> None:
+    # Alice is to act, has never connected, joined just now.
+    with pytest.raises(ServiceError, match=r"Alice may still come back: you can claim in \d+ s\.") as refused:
+        services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0)
+    seconds = int(str(refused.value).split("claim in ")[1].split(" ")[0])
+    assert 55 <= seconds <= 60
+    # Away for 20 seconds: 40 left.
+    set_presence(gomori_match, 0, connections=0, seconds_ago=20)
+    with pytest.raises(ServiceError, match=r"claim in (39|40|41) s"):
+        services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0, take_over_with_bot=True)
+    # Connected, with a fresh heartbeat, however long the turn has lasted: not claimable.
+    Match.objects.filter(pk=gomori_match.pk).update(turn_started_at=timezone.now() - timedelta(hours=1))
+    set_presence(gomori_match, 0, connections=1, seconds_ago=5)
+    with pytest.raises(ServiceError, match="may still come back"):
+        services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0)
+    match = fresh(gomori_match)
+    assert match.status == Match.Status.ACTIVE
+    assert match.seats.get(index=0).user_id == alice.pk
+
+
+def test_claim_refusals(gomori_match: Match, alice: Any, bob: Any, carol: Any) -> None:
+    set_presence(gomori_match, 0, connections=0, seconds_ago=300)
+    set_presence(gomori_match, 1, connections=0, seconds_ago=300)
+    with pytest.raises(ServiceError, match="Only players"):
+        services.claim_abandoned(match_id=gomori_match.pk, user=carol, absent_seat=0)
+    with pytest.raises(ServiceError, match="can't be claimed"):
+        services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=0)
+    for nonsense in (2, -1, 10**30):
+        with pytest.raises(ServiceError, match="can't be claimed"):
+            services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=nonsense)
+    # Bob is away too, but the game waits on Alice, not on him.
+    with pytest.raises(ServiceError, match="not waiting on that player"):
+        services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=1)
+    assert fresh(gomori_match).status == Match.Status.ACTIVE
+
+
+def test_claim_the_win_after_sixty_seconds_away(gomori_match: Match, bob: Any) -> None:
+    set_presence(gomori_match, 0, connections=0, seconds_ago=61)
+    services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0)
+    match = fresh(gomori_match)
+    assert match.status == Match.Status.FINISHED
+    assert match.result["reason"] == "abandon"
+    assert (match.result["winners"], match.result["loser"]) == ([1], 0)
+
+
+def test_a_stale_heartbeat_counts_as_away(gomori_match: Match, bob: Any) -> None:
+    # A socket counted as open whose heartbeats stopped (its server process died): away.
+    set_presence(gomori_match, 0, connections=1, seconds_ago=61)
+    services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0)
+    assert fresh(gomori_match).result["reason"] == "abandon"
+
+
+def test_hand_an_abandoned_seat_to_a_bot(gomori_match: Match, alice: Any, bob: Any, settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = 0
+    set_presence(gomori_match, 0, connections=0, seconds_ago=61)
+    services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0, take_over_with_bot=True)
+    match = fresh(gomori_match)
+    assert match.status == Match.Status.ACTIVE
+    seat = match.seats.get(index=0)
+    assert seat.user.is_bot and seat.user.bot_game == "gomori"
+    assert match.result["substituted"] == [0]
+    assert (match.pk, 0) in services.due_bot_matches()
+    assert services.play_bot_turn(match_id=match.pk, expected_version=0)
+    move = Move.objects.get(match=match, number=1)
+    assert move.seat == 0 and move.note
+    with pytest.raises(ServiceError, match="your own seat"):
+        services.act(match_id=match.pk, user=alice, seat=0, action={"type": "play", "card": "AC", "at": [0, 1]})
+    # The substitution stays on record once the match is over.
+    services.resign(match_id=match.pk, user=bob)
+    assert fresh(match).result["substituted"] == [0]
+    assert fresh(match).result["reason"] == "resign"
+
+
+# ---------------------------------------------------------------------------------------------
+# rematch
+
+
+def test_rematch_rotates_seats_with_a_new_seed(gomori_match: Match, alice: Any, bob: Any, carol: Any) -> None:
+    with pytest.raises(ServiceError, match="once the match is over"):
+        services.offer_rematch(match_id=gomori_match.pk, user=alice)
+    services.resign(match_id=gomori_match.pk, user=bob)
+    with pytest.raises(ServiceError, match="Only players"):
+        services.offer_rematch(match_id=gomori_match.pk, user=carol)
+    assert services.offer_rematch(match_id=gomori_match.pk, user=alice) is None
+    assert services.offer_rematch(match_id=gomori_match.pk, user=alice) is None
+    assert fresh(gomori_match).rematch_votes == [0]
+    assert Match.objects.count() == 1
+
+    rematch = services.offer_rematch(match_id=gomori_match.pk, user=bob)
+    assert rematch is not None
+    rematch = fresh(rematch)
+    old = fresh(gomori_match)
+    assert old.rematch_id == rematch.pk
+    assert rematch.status == Match.Status.ACTIVE
+    assert [s.user_id for s in rematch.seats.all()] == [bob.pk, alice.pk]  # Bob now plays black and begins
+    assert rematch.seed != old.seed
+    assert rematch.state == ENGINE.dump(ENGINE.new_game(2, seed=rematch.seed))
+    assert (rematch.game, rematch.players, rematch.is_public, rematch.rated) == ("gomori", 2, True, True)
+    # Asking again leads to the same rematch, not a third match.
+    assert services.offer_rematch(match_id=old.pk, user=alice).pk == rematch.pk
+    assert Match.objects.count() == 2
+    # And it can be played: Bob is to act.
+    play_to_empty_cell(rematch, bob)
+    assert fresh(rematch).version == 1
+
+
+def test_rematch_against_a_bot_starts_with_the_bot(alice: Any, settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = 0
+    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "random")])
+    services.resign(match_id=match.pk, user=alice)
+    rematch = services.offer_rematch(match_id=match.pk, user=alice)  # the bot needs no asking
+    assert rematch is not None
+    rematch = fresh(rematch)
+    assert rematch.seats.get(index=0).user.is_bot
+    assert rematch.seats.get(index=1).user_id == alice.pk
+    assert rematch.bot_due_at is not None
+    assert services.play_bot_turn(match_id=rematch.pk, expected_version=0)
+    assert Move.objects.get(match=rematch, number=1).seat == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# bots
+
+
+def test_a_bot_answers_once_its_turn_is_due(alice: Any, settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = 0
+    match = services.create_match(
+        creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")], seed=SEED
+    )
+    assert services.due_bot_matches() == []
+    play_to_empty_cell(match, alice)
+    match = fresh(match)
+    assert the_only_seat_to_act(match) == 1
+    assert services.due_bot_matches() == [(match.pk, 1)]
+    # A stale or future version does nothing.
+    for wrong in (0, 2):
+        assert services.play_bot_turn(match_id=match.pk, expected_version=wrong) is False
+    assert fresh(match).version == 1
+    assert services.play_bot_turn(match_id=match.pk, expected_version=1) is True
+    move = Move.objects.get(match=match, number=2)
+    assert move.seat == 1 and move.note
+    # The same request again (a second process with the old version) is harmless.
+    assert services.play_bot_turn(match_id=match.pk, expected_version=1) is False
+    assert Move.objects.filter(match=match).count() == 2
+    assert_replay_equals_stored(match)
+
+
+def test_a_bot_moves_within_a_second_or_so_of_its_turn(alice: Any) -> None:
+    assert django_settings.GAMES_BOT_DELAY <= 1.5
+    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "random")])
+    play_to_empty_cell(match, alice)
+    match = fresh(match)
+    wait = match.bot_due_at - match.turn_started_at
+    assert timedelta(0) <= wait <= timedelta(seconds=1.5)
+    if timezone.now() < match.bot_due_at:  # not yet due: asking early does nothing, and leaves it due
+        assert services.play_bot_turn(match_id=match.pk, expected_version=1) is False
+        assert fresh(match).bot_due_at == match.bot_due_at
+
+
+@pytest.mark.django_db(transaction=True)
+def test_racing_bot_runners_move_the_bot_exactly_once(alice: Any, settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = 0
+    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")])
+    play_to_empty_cell(match, alice)
+    results = run_threads([lambda: services.play_bot_turn(match_id=match.pk, expected_version=1)] * 3)
+    assert sorted(value for _, value in results) == [False, False, True], results
+    assert Move.objects.filter(match=match).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_bot_runner_plays_due_bots_with_nobody_connected(alice: Any, settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = 0
+    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")])
+    play_to_empty_cell(match, alice)
+
+    async def run_until_idle() -> int:
+        total = 0
+        for _ in range(10):
+            moved = await scheduler.run_due_bots()
+            if not moved:
+                return total
+            total += moved
+        raise AssertionError("the bot kept moving")
+
+    assert asyncio.run(run_until_idle()) >= 1
+    match = fresh(match)
+    assert the_only_seat_to_act(match) == 0  # back to Alice
+    assert match.bot_due_at is None
+    assert Move.objects.filter(match=match, seat=1).count() >= 1
+
+
+def test_bot_against_bot_plays_to_the_end(alice: Any, settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = 0
+    match = make_bot_vs_bot(alice, black="search", red="reference")
+    assert fresh(match).status == Match.Status.ACTIVE
+    for _ in range(200):
+        due = services.due_bot_matches()
+        if not due:
+            break
+        assert due == [(match.pk, fresh(match).version)]
+        assert services.play_bot_turn(match_id=match.pk, expected_version=due[0][1]) is True
+        assert_replay_equals_stored(match)
+    match = fresh(match)
+    assert match.status == Match.Status.FINISHED
+    state = ENGINE.load(match.state)
+    assert ENGINE.is_over(state)
+    expected = ENGINE.result(state)
+    assert match.result == {**expected, "reason": "normal"}
+    assert [s.final_score for s in match.seats.all()] == expected["scores"]
+    assert all(move.note for move in Move.objects.filter(match=match))
+
+
+# ---------------------------------------------------------------------------------------------
+# replay: the stored state is always the engine's replay of seed + options + moves
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_stored_state_equals_replay_after_every_move_of_whole_games(
+    alice: Any, bob: Any, start_gomori: Any, seed: int
+) -> None:
+    match = start_gomori(alice, bob, seed=seed)
+    rng = random.Random(seed)
+    users = {0: alice, 1: bob}
+    for _ in range(200):
+        match = fresh(match)
+        if match.status != Match.Status.ACTIVE:
+            break
+        seat = the_only_seat_to_act(match)
+        action = rng.choice(ENGINE.legal_actions(ENGINE.load(match.state), seat))
+        services.act(match_id=match.pk, user=users[seat], seat=seat, action=action, expected_version=match.version)
+        assert_replay_equals_stored(match)
+    match = fresh(match)
+    assert match.status == Match.Status.FINISHED
+    result = ENGINE.result(ENGINE.load(match.state))
+    assert match.result == {**result, "reason": "normal"}
+    seats = list(match.seats.all())
+    assert [s.final_score for s in seats] == result["scores"]
+    if result["draw"]:
+        assert [s.place for s in seats] == [1, 1]
+    else:
+        assert [s.place for s in seats] == [1 if i in result["winners"] else 2 for i in range(2)]
