@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from . import stats
 from .catalog import GAMES, clean_options
 from .engines import IllegalAction, get_engine
 from .models import Match, Move, Seat
@@ -400,6 +401,7 @@ def _finish(match: Match, result: dict[str, Any], *, reason: str, now: Any) -> N
         seat.final_score = scores[seat.index] if scores else None
         seat.place = places[seat.index]
         seat.save(update_fields=["final_score", "place"])
+    stats.record_finished(match)
 
 
 def _end_with_loser(match: Match, loser: int, *, reason: str) -> None:

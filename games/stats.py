@@ -1,0 +1,357 @@
+"""Per-player results, statistics and Glicko-2 ratings, kept up to date as matches finish.
+
+`record_finished(match)` runs inside the transaction that finishes a match (services._finish), so the
+figures change exactly when the result does and a page view never recomputes them. `rebuild_all()`
+recomputes everything from the match records with the same pure step (`apply_match`), match by match
+in the order they finished, so a rebuild gives exactly what the incremental updates gave.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Prefetch
+
+from . import glicko2
+from .catalog import GAMES
+from .engines import get_engine
+from .models import Match, Move, PlayerResult, PlayerStats, Seat
+
+log = logging.getLogger(__name__)
+
+# Bots don't move: each level plays at a fixed rating, with a small deviation (they are well known).
+BOT_RATINGS: dict[str, float] = {
+    "random": 1000.0,
+    "reference": 1500.0,
+    "greedy": 1500.0,
+    "search": 1800.0,
+    "strong": 1800.0,
+}
+BOT_DEFAULT_RATING = 1500.0
+BOT_DEVIATION = 50.0
+
+# The PlayerStats fields a finished match may change (for bulk_update).
+STATS_FIELDS = [
+    "played", "won", "lost", "drawn", "solo_played", "streak", "best_streak", "score_total", "scored",
+    "best_score", "best_round_score", "best_solo_score", "best_placement", "rating", "deviation", "volatility",
+    "rated_matches", "peak_rating", "last_played_at",
+]
+
+MoveLoader = Callable[[], list[tuple[int, dict[str, Any]]]]
+
+
+def bot_rating(level: str) -> float:
+    """The fixed rating a bot of this level plays at."""
+    return BOT_RATINGS.get(level, BOT_DEFAULT_RATING)
+
+
+@dataclass
+class SeatFacts:
+    """What the statistics need to know about one occupied seat of a finished match."""
+
+    index: int
+    user_id: int
+    is_bot: bool
+    bot_level: str
+    score: int | None
+    place: int | None
+
+
+@dataclass
+class MatchFacts:
+    """A finished match reduced to what the statistics read; built once, applied by `apply_match`."""
+
+    match_id: int
+    game: str
+    players: int
+    finished_at: datetime
+    is_public: bool
+    rated: bool
+    reason: str
+    draw: bool
+    winners: list[int]
+    seats: list[SeatFacts]
+    # Game-specific bests, per seat: Columbo's lowest round score, Ruhd's best single placement.
+    best_round: dict[int, int] = field(default_factory=dict)
+    best_placement: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def solo(self) -> bool:
+        return self.players == 1
+
+    @property
+    def played_out(self) -> bool:
+        """Whether the game reached its natural end (its scores mean what they say)."""
+        return self.reason == "normal"
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a finished match
+
+
+def _columbo_rounds(match: Match, facts: MatchFacts, moves: MoveLoader) -> None:
+    """Each seat's lowest round score, from the public view of the final state (every round's scores)."""
+    if match.state is None:
+        return
+    engine = get_engine("columbo")
+    view = engine.view(engine.load(match.state), None)
+    for entry in view.get("rounds_played", []):
+        for seat, score in enumerate(entry.get("scores", [])):
+            if seat not in facts.best_round or score < facts.best_round[seat]:
+                facts.best_round[seat] = score
+
+
+def _ruhd_placements(match: Match, facts: MatchFacts, moves: MoveLoader) -> None:
+    """Each seat's best single placement: the moves replayed, reading the placing seat's score gain."""
+    engine = get_engine("ruhd")
+    state = engine.new_game(match.players, seed=match.seed, options=match.options or None)
+    for seat, action in moves():
+        before = engine.scores(state)[seat]
+        state = engine.apply(state, seat, action)
+        if isinstance(action, dict) and action.get("type") == "place":
+            gained = engine.scores(state)[seat] - before
+            if seat not in facts.best_placement or gained > facts.best_placement[seat]:
+                facts.best_placement[seat] = gained
+
+
+EXTRAS: dict[str, Callable[[Match, MatchFacts, MoveLoader], None]] = {
+    "columbo": _columbo_rounds,
+    "ruhd": _ruhd_placements,
+}
+
+
+def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> MatchFacts:
+    """The facts of a finished match; `moves` loads its (seat, action) list only if the game needs it."""
+    result = match.result or {}
+    facts = MatchFacts(
+        match_id=match.pk,
+        game=match.game,
+        players=match.players,
+        finished_at=match.finished_at,
+        is_public=match.is_public,
+        rated=match.rated,
+        reason=str(result.get("reason", "normal")),
+        draw=bool(result.get("draw")),
+        winners=[int(w) for w in result.get("winners", [])],
+        seats=[
+            SeatFacts(
+                index=seat.index,
+                user_id=seat.user_id,
+                is_bot=seat.user.is_bot,
+                bot_level=seat.user.bot_level,
+                score=seat.final_score,
+                place=seat.place,
+            )
+            for seat in seats
+            if seat.user_id is not None
+        ],
+    )
+    extra = EXTRAS.get(match.game)
+    if extra is not None:
+        try:
+            extra(match, facts, moves)
+        except Exception:  # a replay that no longer works must not stop a match from finishing
+            log.exception("could not read the game-specific figures of match %s", match.pk)
+            facts.best_round.clear()
+            facts.best_placement.clear()
+    return facts
+
+
+def outcome_of(facts: MatchFacts, seat: int) -> str:
+    """won, lost, drawn or solo: the seat's result as its player sees it."""
+    if facts.solo:
+        return PlayerResult.Outcome.SOLO
+    if facts.draw:
+        return PlayerResult.Outcome.DRAWN
+    return PlayerResult.Outcome.WON if seat in facts.winners else PlayerResult.Outcome.LOST
+
+
+def _pair_score(facts: MatchFacts, mine: SeatFacts, other: SeatFacts) -> float:
+    """One pairing of a multiplayer match as a game: 1 if placed ahead of the other, 0.5 level, 0 behind."""
+    if facts.draw or mine.place is None or other.place is None or mine.place == other.place:
+        return 0.5
+    return 1.0 if mine.place < other.place else 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Applying a match to the statistics (pure: no queries)
+
+
+def new_stats(user_id: int, game: str, is_bot: bool, bot_level: str) -> PlayerStats:
+    """A fresh row: the Glicko-2 start for people, the level's fixed rating for bots."""
+    if is_bot:
+        return PlayerStats(user_id=user_id, game=game, rating=bot_rating(bot_level), deviation=BOT_DEVIATION)
+    return PlayerStats(
+        user_id=user_id,
+        game=game,
+        rating=glicko2.START_RATING,
+        deviation=glicko2.START_DEVIATION,
+        volatility=glicko2.START_VOLATILITY,
+    )
+
+
+def _highest(old: int | None, new: int) -> int:
+    return new if old is None else max(old, new)
+
+
+def _lowest(old: int | None, new: int) -> int:
+    return new if old is None else min(old, new)
+
+
+def _better(game: str, old: int | None, new: int) -> int:
+    """The better of two final scores in this game's direction."""
+    return _lowest(old, new) if GAMES[game].lower_is_better else _highest(old, new)
+
+
+def apply_match(facts: MatchFacts, stats: dict[int, PlayerStats]) -> list[PlayerResult]:
+    """Update the players' rows (user id -> PlayerStats of this game) with one match; its result rows.
+
+    Ratings move for people only, every pairing rated against the opponents' ratings from before the
+    match; a bot opponent counts at its level's fixed rating.
+    """
+    game = facts.game
+    for seat in facts.seats:
+        if seat.user_id not in stats:
+            stats[seat.user_id] = new_stats(seat.user_id, game, seat.is_bot, seat.bot_level)
+    before = {
+        seat.index: glicko2.Rating(
+            bot_rating(seat.bot_level) if seat.is_bot else stats[seat.user_id].rating,
+            BOT_DEVIATION if seat.is_bot else stats[seat.user_id].deviation,
+            stats[seat.user_id].volatility,
+        )
+        for seat in facts.seats
+    }
+    rated_match = facts.rated and not facts.solo and len(facts.seats) > 1
+    results: list[PlayerResult] = []
+    updates: dict[int, glicko2.Rating] = {}
+    for seat in facts.seats:
+        row = stats[seat.user_id]
+        outcome = outcome_of(facts, seat.index)
+        row.played += 1
+        row.last_played_at = facts.finished_at
+        if outcome == PlayerResult.Outcome.SOLO:
+            row.solo_played += 1
+            if facts.played_out and seat.score is not None:
+                row.best_solo_score = _highest(row.best_solo_score, seat.score)
+        elif outcome == PlayerResult.Outcome.WON:
+            row.won += 1
+            row.streak += 1
+            row.best_streak = max(row.best_streak, row.streak)
+        else:
+            row.lost += outcome == PlayerResult.Outcome.LOST
+            row.drawn += outcome == PlayerResult.Outcome.DRAWN
+            row.streak = 0
+        if outcome != PlayerResult.Outcome.SOLO and facts.played_out and seat.score is not None:
+            row.score_total += seat.score
+            row.scored += 1
+            row.best_score = _better(game, row.best_score, seat.score)
+        if seat.index in facts.best_round:
+            row.best_round_score = _lowest(row.best_round_score, facts.best_round[seat.index])
+        if seat.index in facts.best_placement:
+            row.best_placement = _highest(row.best_placement, facts.best_placement[seat.index])
+        result = PlayerResult(
+            match_id=facts.match_id,
+            seat=seat.index,
+            user_id=seat.user_id,
+            game=game,
+            finished_at=facts.finished_at,
+            is_public=facts.is_public,
+            outcome=outcome,
+            is_bot=seat.is_bot,
+            vs_bots=any(other.is_bot for other in facts.seats if other.index != seat.index),
+            score=seat.score,
+            place=seat.place,
+        )
+        if rated_match and not seat.is_bot:
+            pairings = [
+                (before[other.index], _pair_score(facts, seat, other))
+                for other in facts.seats
+                if other.index != seat.index and other.user_id != seat.user_id
+            ]
+            if pairings:
+                updates[seat.index] = glicko2.rate(before[seat.index], pairings)
+                result.rated = True
+                result.rating_before = before[seat.index].rating
+        results.append(result)
+    # Simultaneous: every player's new rating came from the others' ratings before the match.
+    for result in results:
+        new = updates.get(result.seat)
+        if new is None:
+            continue
+        row = stats[result.user_id]
+        row.rating, row.deviation, row.volatility = new.rating, new.deviation, new.volatility
+        row.rated_matches += 1
+        row.peak_rating = new.rating if row.peak_rating is None else max(row.peak_rating, new.rating)
+        result.rating_after = new.rating
+        result.deviation_after = new.deviation
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+# Database: one match as it finishes, or everything again
+
+
+def _move_loader(match_id: int) -> MoveLoader:
+    def load() -> list[tuple[int, dict[str, Any]]]:
+        return list(Move.objects.filter(match_id=match_id).order_by("number").values_list("seat", "action"))
+
+    return load
+
+
+def record_finished(match: Match) -> None:
+    """Add a match that has just finished (under its row lock) to its players' results and statistics.
+
+    Called once from services._finish; a second call for the same match changes nothing. The players'
+    statistics rows are locked in user order, so two matches finishing at once serialise cleanly.
+    """
+    if match.status != Match.Status.FINISHED or match.finished_at is None:
+        return
+    if PlayerResult.objects.filter(match_id=match.pk).exists():
+        return
+    seats = list(Seat.objects.filter(match_id=match.pk, user__isnull=False).select_related("user").order_by("index"))
+    if not seats:
+        return
+    facts = match_facts(match, seats, _move_loader(match.pk))
+    fresh = {seat.user_id: new_stats(seat.user_id, match.game, seat.is_bot, seat.bot_level) for seat in facts.seats}
+    PlayerStats.objects.bulk_create(fresh.values(), ignore_conflicts=True)
+    rows = PlayerStats.objects.select_for_update().filter(game=match.game, user_id__in=fresh).order_by("user_id")
+    stats = {row.user_id: row for row in rows}
+    results = apply_match(facts, stats)
+    PlayerStats.objects.bulk_update(stats.values(), STATS_FIELDS)
+    PlayerResult.objects.bulk_create(results)
+
+
+def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
+    """Recompute every result row and statistics row from the finished matches; (matches, rows) counted."""
+    stats: dict[str, dict[int, PlayerStats]] = {}
+    matches = (
+        Match.objects.filter(status=Match.Status.FINISHED, finished_at__isnull=False)
+        .order_by("finished_at", "pk")
+        .prefetch_related(
+            Prefetch("seats", queryset=Seat.objects.filter(user__isnull=False).select_related("user").order_by("index"))
+        )
+    )
+    count = 0
+    with transaction.atomic():
+        PlayerResult.objects.all().delete()
+        PlayerStats.objects.all().delete()
+        pending: list[PlayerResult] = []
+        for match in matches.iterator(chunk_size=batch_size):
+            seats = list(match.seats.all())
+            if not seats:
+                continue
+            facts = match_facts(match, seats, _move_loader(match.pk))
+            pending.extend(apply_match(facts, stats.setdefault(match.game, {})))
+            count += 1
+            if len(pending) >= batch_size:
+                PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
+                pending = []
+        PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
+        rows = [row for per_game in stats.values() for row in per_game.values()]
+        PlayerStats.objects.bulk_create(rows, batch_size=batch_size)
+    return count, len(rows)
