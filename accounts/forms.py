@@ -33,7 +33,7 @@ class SignUpForm(UserCreationForm):
     )
     email = forms.EmailField(
         required=False,
-        help_text="Optional. Only used to send you a link if you forget your password.",
+        help_text="Only used to send you a link if you forget your password.",
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
     )
 
@@ -66,7 +66,7 @@ class ProfileForm(forms.ModelForm):
         fields = ("display_name", "email")
         help_texts = {
             "display_name": "What other players see. Leave empty to use your username.",
-            "email": "Optional. Only used to send you a link if you forget your password.",
+            "email": "Only used to send you a link if you forget your password.",
         }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -1,0 +1,184 @@
+"""Real-browser tests: a live ASGI server (daphne, so WebSockets work too) on the test database, and Playwright.
+
+Django's live_server fixture is WSGI-only and serves no WebSockets, so `asgi_server` runs daphne in a
+subprocess pointed at the very database this test process created (SQLite file or PostgreSQL test
+database). Tests that use it must be `@pytest.mark.django_db(transaction=True)`, so what they write is
+committed and visible to the server, and cleaned up afterwards.
+
+`page` is a fresh browser context and tab per test (base URL = the server), with every console message
+collected: a Content Security Policy violation fails the test. A screenshot of each test's last page is
+saved under test-artifacts/e2e/.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+ARTIFACTS = BASE_DIR / "test-artifacts" / "e2e"
+CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+SERVER_START_SECONDS = 40
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in this folder is an e2e test, whether or not it says so."""
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
+            item.add_marker(pytest.mark.e2e)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _database_url(settings_dict: dict[str, Any]) -> str:
+    """A DATABASE_URL naming the test database this process set up, for the server subprocess."""
+    engine, name = settings_dict["ENGINE"], str(settings_dict["NAME"])
+    if engine.endswith("sqlite3"):
+        if name == ":memory:" or name.startswith("file:") or "mode=memory" in name:
+            pytest.skip("the e2e server needs a file-based SQLite test database to share")
+        return f"sqlite:///{Path(name).resolve()}"
+    if "postgresql" in engine:
+        user = quote(str(settings_dict.get("USER") or ""), safe="")
+        password = quote(str(settings_dict.get("PASSWORD") or ""), safe="")
+        credentials = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+        host = str(settings_dict.get("HOST") or "")
+        port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
+        return f"postgres://{credentials}{host}{port}/{quote(name, safe='')}"
+    pytest.skip(f"no e2e server support for {engine}")
+    raise AssertionError("unreachable")
+
+
+def _wait_for_port(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"daphne exited with {process.returncode}:\n{log.read_text()[-4000:]}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return
+        time.sleep(0.1)
+    process.terminate()
+    raise RuntimeError(
+        f"daphne did not listen on port {port} within {SERVER_START_SECONDS}s:\n{log.read_text()[-4000:]}"
+    )
+
+
+@pytest.fixture(scope="session")
+def asgi_server(
+    django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """Run the real ASGI application (HTTP and WebSockets) with daphne on a free port; yield its base URL."""
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        database_url = _database_url(connection.settings_dict)
+
+    port = _free_port()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = ARTIFACTS / f"daphne-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.log"
+    daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": database_url,
+        # Debug on, so /media/ (uploaded avatars) and static files are served by the app itself.
+        "DJANGO_DEBUG": "true",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_MEDIA_ROOT": str(tmp_path_factory.mktemp("e2e-media")),
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [daphne, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            cwd=BASE_DIR,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _wait_for_port(process, port, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@pytest.fixture(autouse=True)
+def _real_password_hashing(settings: Any) -> None:
+    """Users made here must sign in through the server, which knows only the real password hashers."""
+    from django.conf import global_settings
+
+    settings.PASSWORD_HASHERS = global_settings.PASSWORD_HASHERS
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Debian chromium through Playwright's sync API, one per test module.
+
+    Playwright's sync API keeps an asyncio loop running in this thread, and Django then refuses ORM calls
+    ("you cannot call this from an async context"). The tests here are plain sync code, so that guard is
+    lifted for as long as the browser is up, and restored afterwards.
+    """
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    playwright = sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+    finally:
+        playwright.stop()
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def console_messages() -> list[str]:
+    """Everything the page logged to the console, and uncaught errors, as "type: text" lines."""
+    return []
+
+
+@pytest.fixture
+def page(browser: Any, asgi_server: str, console_messages: list[str], request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A new context and tab for this test, at the live server; screenshot and CSP check afterwards."""
+    context = browser.new_context(base_url=asgi_server, viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(10_000)
+    tab = context.new_page()
+    tab.on("console", lambda message: console_messages.append(f"{message.type}: {message.text}"))
+    tab.on("pageerror", lambda error: console_messages.append(f"pageerror: {error}"))
+    yield tab
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^\w.-]+", "_", request.node.name)
+    with contextlib.suppress(Exception):
+        tab.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    context.close()
+    violations = [line for line in console_messages if "Content Security Policy" in line]
+    if violations:
+        pytest.fail("Content Security Policy violations:\n" + "\n".join(violations))
