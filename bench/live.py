@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Live-play benchmark: M concurrent Gomori matches between scripted clients over real WebSockets.
+
+Starts daphne on a fresh SQLite database (or DATABASE_URL), then for each match two clients (one per
+seat) play MOVES moves, one move in flight per match. Latency is from one client sending an action
+until the other seat's client has received its update; every move is persisted and each seat's
+fragments rendered. In the same run a bare Channels relay (bench/relay_asgi.py) is driven by the same
+clients, and the ratio is printed.
+
+    .venv/bin/python bench/live.py [-m 100] [--moves 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_daphne(app: str, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        [str(ROOT / ".venv/bin/daphne"), "-b", "127.0.0.1", "-p", str(port), app],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    for _ in range(200):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit(f"daphne did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+
+
+def setup_matches(count: int) -> list[dict]:
+    """Users, sessions and started Gomori matches in the benchmark database."""
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.core.management import call_command
+
+    from accounts.models import User
+    from games import services
+
+    call_command("migrate", verbosity=0)
+    matches = []
+    for i in range(count):
+        users = []
+        for seat in range(2):
+            user = User.objects.create_user(f"bench{i}-{seat}", password=None)
+            session = SessionStore()
+            session[SESSION_KEY] = str(user.pk)
+            session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+            session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+            session.create()
+            users.append((user, session.session_key))
+        match = services.create_match(
+            creator=users[0][0], game="gomori", players=2, seats=[services.SeatSpec("open")], seed=i
+        )
+        services.join_match(match_id=match.pk, user=users[1][0])
+        matches.append({"id": match.pk, "seed": i, "cookies": [f"{settings.SESSION_COOKIE_NAME}={key}" for _, key in users]})
+    return matches
+
+
+async def recv_until(ws, predicate, timeout: float = 30.0) -> str:  # noqa: ANN001
+    deadline = time.perf_counter() + timeout
+    while True:
+        message = await asyncio.wait_for(ws.recv(), timeout=max(0.01, deadline - time.perf_counter()))
+        if predicate(message):
+            return message
+
+
+async def play_match(port: int, match: dict, moves: int, latencies: list[float], done: list[int]) -> None:
+    import websockets
+
+    from games.engines import get_engine
+
+    engine = get_engine("gomori")
+    state = engine.new_game(2, seed=match["seed"])
+    rng = random.Random(match["seed"])
+    url = f"ws://127.0.0.1:{port}/ws/m/{match['id']}/"
+    origin = f"http://127.0.0.1:{port}"
+    socks = [
+        await websockets.connect(url, additional_headers={"Cookie": cookie}, origin=origin, max_size=2**22)
+        for cookie in match["cookies"]
+    ]
+    try:
+        for ws in socks:  # the full page state every connect sends
+            await recv_until(ws, lambda m: 'id="board"' in m)
+        await asyncio.sleep(0.2)
+        for ws in socks:  # drain presence broadcasts
+            while True:
+                try:
+                    await asyncio.wait_for(ws.recv(), timeout=0.3)
+                except TimeoutError:
+                    break
+        version = 0
+        for _ in range(moves):
+            if engine.is_over(state):
+                break
+            seat = engine.to_act(state)[0]
+            action = rng.choice(engine.legal_actions(state, seat))
+            state = engine.apply(state, seat, action)
+            version += 1
+            other = socks[1 - seat]
+            start = time.perf_counter()
+            await socks[seat].send(json.dumps({"action": action, "version": version - 1}))
+            await recv_until(other, lambda m: 'id="board"' in m)
+            latencies.append(time.perf_counter() - start)
+            await recv_until(socks[seat], lambda m: 'id="board"' in m)
+            done[0] += 1
+    finally:
+        for ws in socks:
+            await ws.close()
+
+
+async def relay_room(port: int, room: int, moves: int, latencies: list[float], done: list[int]) -> None:
+    import websockets
+
+    url = f"ws://127.0.0.1:{port}/ws/relay/{room}/"
+    socks = [await websockets.connect(url) for _ in range(2)]
+    try:
+        await asyncio.sleep(0.2)
+        for n in range(moves):
+            seat = n % 2
+            start = time.perf_counter()
+            payload = json.dumps({"action": {"type": "play", "n": n}, "version": n})
+            await socks[seat].send(payload)
+            await recv_until(socks[1 - seat], lambda m: m == payload)
+            latencies.append(time.perf_counter() - start)
+            await recv_until(socks[seat], lambda m: m == payload)
+            done[0] += 1
+    finally:
+        for ws in socks:
+            await ws.close()
+
+
+def report(name: str, latencies: list[float], done: int, elapsed: float) -> float:
+    ordered = sorted(latencies)
+    p50 = ordered[len(ordered) // 2] * 1000
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
+    rate = done / elapsed
+    print(f"{name:<22} {rate:8.0f} moves/s   p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   "
+          f"({done} moves in {elapsed:.1f} s, mean {statistics.fmean(latencies) * 1000:.1f} ms)")
+    return rate
+
+
+async def run_all(coros) -> float:  # noqa: ANN001
+    start = time.perf_counter()
+    await asyncio.gather(*coros)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("-m", "--matches", type=int, default=100)
+    parser.add_argument("--moves", type=int, default=50)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ)
+        env.setdefault("DATABASE_URL", f"sqlite:///{tmp}/bench.sqlite3")
+        env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+        env["DJANGO_LOG_LEVEL"] = "WARNING"
+        os.environ.update({k: env[k] for k in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE", "DJANGO_LOG_LEVEL")})
+        matches = setup_matches(args.matches)
+        print(f"{args.matches} matches x {args.moves} moves, database {env['DATABASE_URL'].split(':')[0]}, "
+              f"channel layer {'redis' if env.get('REDIS_URL') else 'in-memory'}")
+
+        port = free_port()
+        server = start_daphne("bench.relay_asgi:application", port, env)
+        try:
+            latencies: list[float] = []
+            done = [0]
+            elapsed = asyncio.run(run_all(relay_room(port, i, args.moves, latencies, done) for i in range(args.matches)))
+            relay_rate = report("bare Channels relay", latencies, done[0], elapsed)
+        finally:
+            server.terminate()
+            server.wait()
+
+        port = free_port()
+        server = start_daphne("config.asgi:application", port, env)
+        try:
+            latencies = []
+            done = [0]
+            elapsed = asyncio.run(run_all(play_match(port, m, args.moves, latencies, done) for m in matches))
+            game_rate = report("Card Club (Gomori)", latencies, done[0], elapsed)
+        finally:
+            server.terminate()
+            server.wait()
+        print(f"ratio: {game_rate / relay_rate:.2f} of the bare relay's throughput")
+
+
+if __name__ == "__main__":
+    main()
