@@ -37,6 +37,18 @@ def user_group(user_id: int) -> str:
     return f"user-{user_id}"
 
 
+class Unreadable(ValueError):
+    """A frame (or a JSON string inside one) that is not the JSON the socket expects."""
+
+
+def parse_json(text: str) -> Any:
+    """json.loads for untrusted text: deep nesting (RecursionError) is unreadable too, never a server error."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise Unreadable from None
+
+
 class NotifyConsumer(AsyncWebsocketConsumer):
     """A signed-in person's own channel: "your turn" cues and lobby refreshes. Anonymous sockets are refused."""
 
@@ -91,6 +103,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
     match_id: int
     seat: int | None
     groups_joined: list[str]
+    closing = False
 
     async def connect(self) -> None:
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
@@ -133,11 +146,14 @@ class MatchConsumer(AsyncWebsocketConsumer):
     # -- incoming ------------------------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.closing:  # frames already on their way when the flood limit closed the socket
+            return
         now = time.monotonic()
         self.recent.append(now)
         while self.recent and now - self.recent[0] > 1.0:
             self.recent.popleft()
         if len(self.recent) > MAX_FRAMES_PER_SECOND:
+            self.closing = True
             await self.send(text_data=error_fragment("Too many messages: the connection was closed. Reload to go on."))
             await self.close(code=CLOSE_TOO_MANY)
             return
@@ -146,8 +162,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self.send_error("That message is too large to be a move.")
             return
         try:
-            frame = json.loads(raw)
-        except ValueError:
+            frame = parse_json(raw)
+        except Unreadable:
             await self.send_error("That message could not be read.")
             return
         if not isinstance(frame, dict):
@@ -168,8 +184,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         if isinstance(raw, str):
             try:
-                raw = json.loads(raw)
-            except ValueError:
+                raw = parse_json(raw)
+            except Unreadable:
                 raw = {}
         self.ui = presenter(self.meta["game"]).clean_ui(self.view, self.seat, raw if isinstance(raw, dict) else {})
         await self.send_render(fragments=("board", "hand", "status", "error"))
@@ -180,15 +196,17 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         if isinstance(action, str):
             try:
-                action = json.loads(action)
-            except ValueError:
+                action = parse_json(action)
+            except Unreadable:
                 await self.send_error("That move could not be read.")
                 return
         expected = None
         if version not in (None, ""):
             try:
-                expected = int(version)
-            except (TypeError, ValueError):
+                if isinstance(version, bool):
+                    raise TypeError(version)
+                expected = int(version)  # JSON Infinity is a float: OverflowError
+            except (TypeError, ValueError, OverflowError):
                 await self.send_error("That move could not be read.")
                 return
         try:

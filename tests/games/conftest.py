@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -106,5 +107,7 @@ async def ws_client() -> AsyncIterator[Callable[..., Any]]:
 
     yield open_socket
     for communicator in opened:
-        with contextlib.suppress(Exception):  # already closed by the server, or by the test
+        if communicator.future.done():  # closed by the server (or the test) already
+            continue
+        with contextlib.suppress(Exception, asyncio.CancelledError):
             await communicator.disconnect(timeout=3)

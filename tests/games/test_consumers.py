@@ -1,0 +1,428 @@
+"""The match socket, end to end through config.asgi.application: who may watch, who may act, what each one sees,
+and how it copes with frames it should not get."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.utils import timezone
+
+from games import services
+from games.engines import get_engine
+from games.engines.base import card_name, standard_deck
+from games.models import Match, Move, Seat
+from games.services import SeatSpec
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ENGINE = get_engine("gomori")
+CARDS = standard_deck()
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+@database_sync_to_async
+def load(match_id: int) -> Match:
+    return Match.objects.get(pk=match_id)
+
+
+@database_sync_to_async
+def move_count(match_id: int) -> int:
+    return Move.objects.filter(match_id=match_id).count()
+
+
+def mentions(html: str, code: str) -> bool:
+    """Whether the HTML shows this card, by its code ("7C", as in hx-vals) or its name ("7♣")."""
+    return any(
+        re.search(rf"(?<![0-9A-Za-z]){re.escape(token)}(?![0-9A-Za-z])", html) for token in (code, card_name(code))
+    )
+
+
+def hidden_from(state: Any, seat: int | None) -> set[str]:
+    """Cards this viewer may not see: the opponents' hands and both draw piles (the field and piles of
+    gathered cards are public in Gomori, so nothing else is hidden)."""
+    hidden = {card for pile in state.piles for card in pile}
+    for index, hand in enumerate(state.hands):
+        if index != seat:
+            hidden.update(hand)
+    return hidden
+
+
+def section(html: str, element_id: str) -> str:
+    found = re.search(rf'<section id="{element_id}".*?</section>', html, re.S)
+    assert found, f"no #{element_id} in the fragment"
+    return found.group(0)
+
+
+def check_view(html: str, state: Any, seat: int | None) -> None:
+    """The HTML is this viewer's own: it shows nothing hidden from them, and a seat sees exactly its hand."""
+    leaked = sorted(card for card in hidden_from(state, seat) if mentions(html, card))
+    assert not leaked, f"seat {seat} was shown {leaked}"
+    hand = section(html, "hand")
+    shown = re.findall(r'<span class="card(?: card-[a-z]+)*" title=', hand)
+    if seat is None:
+        assert shown == []
+    else:
+        assert len(shown) == len(state.hands[seat])
+        for card in state.hands[seat]:
+            assert mentions(hand, card)
+
+
+def error_text(html: str) -> str:
+    found = re.search(r'<div id="error"[^>]*>(.*?)</div>', html, re.S)
+    assert found, "no #error in the fragment"
+    return found.group(1)
+
+
+async def receive(communicator: Any, count: int) -> list[str]:
+    """The next `count` messages. (A receive that times out cancels the consumer, so tests count what they expect.)"""
+    return [await communicator.receive_from(timeout=10) for _ in range(count)]
+
+
+async def quiet(*communicators: Any) -> bool:
+    """Nothing more arrives on any of them."""
+    return all([await communicator.receive_nothing(timeout=0.3) for communicator in communicators])
+
+
+async def legal_action(match_id: int) -> tuple[int, dict[str, Any], int]:
+    """(seat to act, its first legal action, version): the test's privilege of reading the state."""
+    match = await load(match_id)
+    state = ENGINE.load(match.state)
+    (seat,) = ENGINE.to_act(state)
+    return seat, ENGINE.legal_actions(state, seat)[0], match.version
+
+
+def frame(action: dict[str, Any], version: int) -> str:
+    return json.dumps({"action": action, "version": version})
+
+
+# ---------------------------------------------------------------------------------------------
+# A whole game
+
+
+async def test_two_players_and_a_spectator_play_a_whole_game(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any
+) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob, seed=7)
+    ok, _, watcher = await ws_client(match.pk, carol)
+    assert ok
+    ok, _, black = await ws_client(match.pk, alice)
+    assert ok
+    ok, _, red = await ws_client(match.pk, bob)
+    assert ok
+    sockets = {0: black, 1: red, None: watcher}
+    # Each got the whole current page on connecting, then a presence update per seat connecting after it.
+    state = ENGINE.load((await load(match.pk)).state)
+    for seat, expected in ((None, 3), (0, 3), (1, 2)):
+        received = await receive(sockets[seat], expected)
+        for html in received:
+            check_view(html, state, seat)
+    assert "away" not in section(received[-1], "players")  # both players are present
+
+    rng = random.Random(7)
+    for _ in range(200):
+        match = await load(match.pk)
+        if match.status != Match.Status.ACTIVE:
+            break
+        state = ENGINE.load(match.state)
+        (seat,) = ENGINE.to_act(state)
+        action = rng.choice(ENGINE.legal_actions(state, seat))
+        await sockets[seat].send_to(text_data=frame(action, match.version))
+        # Exactly one update each, its own view of the new position.
+        updates = {viewer: await sockets[viewer].receive_from(timeout=10) for viewer in sockets}
+        after = await load(match.pk)
+        assert after.version == match.version + 1
+        new_state = ENGINE.load(after.state)
+        for viewer, html in updates.items():
+            check_view(html, new_state, viewer)
+            assert mentions(section(html, "board"), action["card"])  # the card just played is on the field
+            assert error_text(html).strip() == ""
+        your_turn = ENGINE.to_act(new_state)
+        for viewer in (0, 1):
+            assert ("Your turn." in updates[viewer]) == (viewer in your_turn)
+
+    match = await load(match.pk)
+    assert match.status == Match.Status.FINISHED
+    assert match.result["reason"] == "normal"
+    assert await move_count(match.pk) == match.version
+    winners, names = match.result["winners"], ["Alice", "Bob"]
+    for viewer, html in updates.items():
+        status = section(html, "status")
+        if match.result["draw"]:
+            assert "A draw." in status
+        elif viewer in winners:
+            assert "You won!" in status
+        else:
+            assert f"{names[winners[0]]} wins." in status
+    assert await quiet(*sockets.values())
+
+
+# ---------------------------------------------------------------------------------------------
+# Who may act, who may watch
+
+
+async def test_only_the_seated_players_act_and_only_for_their_seat(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any
+) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    seat, action, version = await legal_action(match.pk)
+    assert seat == 0
+
+    ok, _, stranger = await ws_client(match.pk, carol)  # signed in, no seat: a spectator
+    assert ok
+    ok, _, anonymous = await ws_client(match.pk)  # public match: anonymous may watch
+    assert ok
+    ok, _, red = await ws_client(match.pk, bob)
+    assert ok
+    for communicator in (stranger, anonymous, red):  # the page, and Bob's arrival (Bob: his own)
+        first, _ = await receive(communicator, 2)
+        assert 'id="board"' in first
+
+    for communicator in (stranger, anonymous):
+        await communicator.send_to(text_data=frame(action, version))
+        assert "Spectators can&#x27;t play" in error_text(await communicator.receive_from(timeout=5))
+        for op in ("resign", "rematch"):
+            await communicator.send_to(text_data=json.dumps({"op": op}))
+            assert error_text(await communicator.receive_from(timeout=5)).strip()
+    # Bob can't play black's card, nor act out of turn.
+    await red.send_to(text_data=frame(action, version))
+    assert "not your turn" in error_text(await red.receive_from(timeout=5))
+
+    match = await load(match.pk)
+    assert (match.version, match.status) == (0, Match.Status.ACTIVE)
+    assert await move_count(match.pk) == 0
+
+
+async def test_a_private_match_needs_its_code(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any
+) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob, is_public=False)
+    for user, code in ((None, None), (carol, None), (carol, "wrong-code"), (None, "x" * 100)):
+        connected, close_code, _ = await ws_client(match.pk, user, code)
+        assert (connected, close_code) == (False, 4403)
+    connected, _, watcher = await ws_client(match.pk, carol, match.invite_code)
+    assert connected
+    (page,) = await receive(watcher, 1)
+    check_view(page, ENGINE.load(match.state), None)
+    # The players need no code for their own match.
+    connected, _, black = await ws_client(match.pk, alice)
+    assert connected
+    check_view((await receive(black, 1))[0], ENGINE.load(match.state), 0)
+
+
+async def test_unknown_match_and_foreign_origin_are_refused(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
+) -> None:
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    assert (await ws_client(match.pk + 1000, alice))[:2] == (False, 4404)
+    communicator = WebsocketCommunicator(application, f"/ws/m/{match.pk}/", headers=[(b"origin", b"http://evil.example")])
+    connected, _ = await communicator.connect(timeout=5)
+    assert not connected
+
+
+# ---------------------------------------------------------------------------------------------
+# Frames the socket should not get
+
+
+async def test_malformed_unknown_and_oversized_frames_get_an_error_and_the_game_goes_on(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
+) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    _, action, version = await legal_action(match.pk)
+    ok, _, black = await ws_client(match.pk, alice)
+    assert ok
+    await receive(black, 2)  # the page, and her own arrival
+    legal = json.dumps(action)
+    deep = "[" * 1900 + "]" * 1900
+    bad_frames = [
+        "not json",
+        "[1, 2]",
+        "null",
+        '"a string"',
+        '{"hello": 1}',
+        '{"op": "dance"}',
+        '{"action": "{not json"}',
+        '{"action": 5}',
+        '{"action": {"type": "play"}}',
+        '{"action": {"type": "teleport", "to": [0, 0]}}',
+        '{"action": ' + legal + ', "version": "seven"}',
+        '{"action": ' + legal + ', "version": Infinity}',
+        '{"action": ' + legal + ', "version": [0]}',
+        deep,
+        json.dumps({"action": deep}),
+        json.dumps({"action": action, "pad": "x" * 5000}),
+        '{"op": "claim", "seat": "first"}',
+        '{"op": "claim", "seat": 99999999999999999999}',
+    ]
+    for number, text in enumerate(bad_frames):
+        if number % 10 == 9:
+            await asyncio.sleep(1.05)  # stay under the rate limit: this test is about content
+        await black.send_to(text_data=text)
+        reply = await black.receive_from(timeout=5)
+        assert error_text(reply).strip(), text[:60]
+    await black.send_to(bytes_data=b"\xff\xfe\x00 not text")
+    assert error_text(await black.receive_from(timeout=5)).strip()
+    await black.send_to(text_data=json.dumps({"action": "x" * 5000}))
+    assert "too large" in error_text(await black.receive_from(timeout=5))
+    # Selections that make no sense are re-rendered without one, never an error page.
+    await asyncio.sleep(1.05)
+    for ui in ({"card": {"nested": 1}}, {"card": "5D", "at": "x"}, 5, "[" * 1900 + "]" * 1900, "{"):
+        await black.send_to(text_data=json.dumps({"ui": ui}))
+        reply = await black.receive_from(timeout=5)
+        assert 'id="hand"' in reply and "selected" not in section(reply, "hand")
+
+    match = await load(match.pk)
+    assert (match.version, await move_count(match.pk)) == (0, 0)
+    # The socket is still open and the game goes on.
+    await asyncio.sleep(1.05)
+    await black.send_to(text_data=frame(action, version))
+    reply = await black.receive_from(timeout=5)
+    assert error_text(reply).strip() == ""
+    assert (await load(match.pk)).version == 1
+
+
+async def test_a_flood_of_frames_closes_the_socket(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
+) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    ok, _, black = await ws_client(match.pk, alice)
+    assert ok
+    await receive(black, 2)  # the page, and her own arrival
+    for _ in range(30):
+        await black.send_to(text_data='{"hello": 1}')
+    answered = 0
+    while True:
+        output = await black.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            break
+        assert "Unknown request" in output["text"] or "Too many messages" in output["text"]
+        answered += "Unknown request" in output["text"]
+    assert output["code"] == 4429
+    assert answered == 20
+    assert await quiet(black)  # the frames still queued get no answer once closed
+    assert (await load(match.pk)).version == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Races, absence, resigning and rematches over the socket
+
+
+async def test_the_slower_of_two_racing_moves_gets_the_game_moved_on_and_the_fresh_view(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
+) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    state = ENGINE.load(match.state)
+    first, second = ENGINE.legal_actions(state, 0)[0], ENGINE.legal_actions(state, 0)[-1]
+    _, _, tab_one = await ws_client(match.pk, alice)
+    _, _, tab_two = await ws_client(match.pk, alice)
+    await receive(tab_one, 3)  # the page, her arrival, her arrival in the other tab
+    await receive(tab_two, 2)
+    await asyncio.gather(tab_one.send_to(text_data=frame(first, 0)), tab_two.send_to(text_data=frame(second, 0)))
+    # Three messages in all: the move's view on both tabs, and the refusal on one of them.
+    received: list[str] = []
+    for _ in range(1000):
+        if len(received) == 3:
+            break
+        for tab in (tab_one, tab_two):
+            if not await tab.receive_nothing(timeout=0.01, interval=0.005):
+                received.append(await tab.receive_from(timeout=10))
+    assert len(received) == 3 and await quiet(tab_one, tab_two)
+    moved_on = [html for html in received if "moved on" in error_text(html)]
+    assert len(moved_on) == 1
+    match = await load(match.pk)
+    assert match.version == 1 and await move_count(match.pk) == 1
+    check_view(moved_on[0], ENGINE.load(match.state), 0)  # the fresh position comes with the refusal
+
+
+async def test_an_absent_player_can_be_claimed_after_the_countdown(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
+) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    _, _, black = await ws_client(match.pk, alice)
+    _, _, red = await ws_client(match.pk, bob)
+    await receive(red, 2)
+    await black.disconnect()
+    (update,) = await receive(red, 1)
+    status = section(update, "status")
+    assert "Alice has left the table" in status
+    countdown = re.search(r'class="countdown" data-seconds="(\d+)"', status)
+    assert countdown and 55 <= int(countdown.group(1)) <= 60
+    assert '"op": "claim", "seat": 0' in status and '"op": "claim_bot", "seat": 0' in status
+
+    await red.send_to(text_data=json.dumps({"op": "claim", "seat": 0}))
+    assert "Alice may still come back" in error_text(await red.receive_from(timeout=5))
+    assert (await load(match.pk)).status == Match.Status.ACTIVE
+
+    await database_sync_to_async(
+        lambda: Seat.objects.filter(match=match, index=0).update(last_seen=timezone.now() - timedelta(seconds=61))
+    )()
+    await red.send_to(text_data=json.dumps({"op": "claim", "seat": 0}))
+    status = section(await red.receive_from(timeout=5), "status")
+    assert "You won!" in status and "Alice left the match." in status
+    match = await load(match.pk)
+    assert match.status == Match.Status.FINISHED and match.result["reason"] == "abandon"
+
+
+async def test_resign_and_rematch_over_the_socket(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
+) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    _, _, black = await ws_client(match.pk, alice)
+    _, _, red = await ws_client(match.pk, bob)
+    await receive(black, 3)
+    await receive(red, 2)
+    await red.send_to(text_data=json.dumps({"op": "resign"}))  # not Bob's turn: resigning is always possible
+    assert "You won! Bob resigned." in section(await black.receive_from(timeout=5), "status")
+    assert "Alice wins. You resigned." in section(await red.receive_from(timeout=5), "status")
+
+    await black.send_to(text_data=json.dumps({"op": "rematch"}))
+    assert "Rematch asked for" in section(await black.receive_from(timeout=5), "status")
+    assert '"op": "rematch"' in section(await red.receive_from(timeout=5), "status")
+    await red.send_to(text_data=json.dumps({"op": "rematch"}))
+    updates = [section(await communicator.receive_from(timeout=5), "status") for communicator in (black, red)]
+    match = await load(match.pk)
+    assert match.rematch_id is not None
+    for status in updates:
+        assert f'href="/m/{match.rematch_id}/"' in status and "Go to the rematch" in status
+    rematch = await load(match.rematch_id)
+    assert rematch.status == Match.Status.ACTIVE
+    assert await database_sync_to_async(lambda: [s.user_id for s in rematch.seats.all()])() == [bob.pk, alice.pk]
+
+
+async def test_a_bot_answers_over_the_socket_without_being_asked(
+    ws_client: Callable[..., Any], alice: Any, settings: Any
+) -> None:
+    settings.GAMES_BOT_DELAY = 0
+    match = await database_sync_to_async(services.create_match)(
+        creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")], seed=3
+    )
+    _, _, black = await ws_client(match.pk, alice)  # starts this process's bot runner, as any connection does
+    await receive(black, 2)
+    state = ENGINE.load(match.state)
+    action = next(a for a in ENGINE.legal_actions(state, 0))  # the first card: an empty field, so the turn ends
+    await black.send_to(text_data=frame(action, 0))
+    deadline = asyncio.get_running_loop().time() + 15  # the bot is due at once; the runner polls every 0.1 s
+    while True:
+        match = await load(match.pk)
+        if match.version > 1 and ENGINE.to_act(ENGINE.load(match.state)) == [0]:
+            break
+        assert asyncio.get_running_loop().time() < deadline, "the bot did not move"
+        await asyncio.sleep(0.1)
+    received = await receive(black, match.version)  # one update per move: Alice's, then each of the bot's
+    assert await quiet(black)
+    assert "Your turn." in received[-1]
+    check_view(received[-1], ENGINE.load(match.state), 0)
