@@ -78,6 +78,7 @@ def test_sign_up_upload_avatar_sign_out_and_in(page: Any, console_messages: list
     page.get_by_role("button", name="Sign out").click()
     page.wait_for_url(lambda url: urlparse(url).path == "/")
     assert "You have signed out" in page.locator(".messages").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "home-signed-out.png"), full_page=True)
     assert page.locator(".site-header .me").count() == 0
     assert page.get_by_role("link", name="Sign in").is_visible()
 
@@ -118,6 +119,16 @@ def test_refused_upload_shows_the_error_beside_the_field(
 
 def test_five_failed_sign_ins_show_the_lockout_page(page: Any, console_messages: list[str]) -> None:
     """Through daphne (ASGI), axes sees the client address and locks it out after five failures."""
+    page.goto("/")
+    # Keyboard users first meet the skip link, shown on focus, which leads to the main content.
+    page.keyboard.press("Tab")
+    skip = page.locator(".skip-link")
+    assert skip.evaluate("link => link === document.activeElement")
+    box = skip.bounding_box()
+    assert box is not None and box["y"] >= 0
+    page.screenshot(path=str(ARTIFACTS / "skip-link-focused.png"))
+    page.keyboard.press("Enter")
+    assert page.evaluate("location.hash") == "#main"
     page.goto("/accounts/signup/")
     page.screenshot(path=str(ARTIFACTS / "signup-desktop.png"), full_page=True)
     page.goto("/accounts/login/")
@@ -135,4 +146,24 @@ def test_five_failed_sign_ins_show_the_lockout_page(page: Any, console_messages:
     assert "15 minutes" in page.locator("main").inner_text()
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=str(ARTIFACTS / "lockout-phone.png"), full_page=True)
+    assert not [line for line in console_messages if "Content Security Policy" in line], console_messages
+
+
+def test_admin_user_list_shows_picture_thumbnails(page: Any, console_messages: list[str], make_user: Any) -> None:
+    make_user("boss", password=PASSWORD, is_staff=True, is_superuser=True)
+    make_user("grace", display_name="Grace Hopper")
+    page.goto("/admin/login/?next=/admin/accounts/user/")
+    page.get_by_label("Username").fill("boss")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url("**/admin/accounts/user/")
+    thumbnails = page.locator("#result_list img.avatar")
+    assert thumbnails.count() >= 2
+    for index in range(thumbnails.count()):
+        thumbnails.nth(index).evaluate("img => img.decode()")
+        assert thumbnails.nth(index).evaluate("img => img.naturalWidth") > 0
+    page.locator('a[href="?is_bot__exact=1"]').click()  # the "By is bot: Yes" filter
+    page.wait_for_url("**is_bot__exact=1")
+    assert "grace" not in page.locator("#result_list").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "admin-users.png"), full_page=True)
     assert not [line for line in console_messages if "Content Security Policy" in line], console_messages
