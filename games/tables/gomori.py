@@ -77,15 +77,29 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
                     beneath=", ".join(card_name(code) for code in reversed(codes[:-1])),
                     top_name=card_name(codes[-1]),
                 )
+            classes = ["gomori-cell"]
             target = targets.get((r, c))
-            if target:
-                entry.update(target)
-            if (r, c) in king_targets:
-                entry["king_send"] = king_targets[(r, c)]
-            entry["king_cell"] = king_at == (r, c)
-            entry["last"] = (r, c) in last_cells
-            entry["flipped"] = (r, c) in flipped_cells
-            entry["gathered"] = (r, c) in gathered_cells
+            where = entry["label"]
+            if stack:
+                where += f", on the {entry['top_name'] if stack['face_up'] else 'face-down card'}"
+            if target and "send" in target:
+                entry.update(hx=target["send"], aria=f"Play the {card_name(selected)} here ({where})")
+                classes.append("target")
+            elif target:
+                entry.update(hx=target["ui"], aria=f"Play the {card_name(selected)} here ({where}), then choose its target")
+                classes.append("target")
+            elif (r, c) in king_targets:
+                entry.update(hx=king_targets[(r, c)], aria=f"Turn the {entry['top_name']} face-down ({entry['label']})")
+                classes.append("king-target")
+            for flag, name in (
+                (king_at == (r, c), "king-cell"),
+                ((r, c) in last_cells, "last-play"),
+                ((r, c) in flipped_cells, "flipped"),
+                ((r, c) in gathered_cells, "gathered"),
+            ):
+                if flag:
+                    classes.append(name)
+            entry["classes"] = " ".join(classes)
             cells.append(entry)
         rows.append(cells)
 
