@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import secrets
 import time
 from collections import deque
 from typing import Any
@@ -81,7 +82,7 @@ def load_access(match_id: int, user: Any, code: str) -> tuple[Match | None, int 
     seat = services.seat_of(match, user)
     if seat is not None and seat.user is not None and seat.user.is_bot:
         seat = None
-    allowed = match.is_public or seat is not None or (bool(code) and code == match.invite_code)
+    allowed = match.is_public or seat is not None or (bool(code) and secrets.compare_digest(code, match.invite_code))
     return match, seat.index if seat else None, allowed
 
 
@@ -104,6 +105,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
     seat: int | None
     groups_joined: list[str]
     closing = False
+    # The newest match version this socket has shown: a broadcast older than that (two processes' broadcasts
+    # can cross on the way) would put an old position back on the page, so it is dropped.
+    shown_version = -1
 
     async def connect(self) -> None:
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
@@ -241,8 +245,16 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     async def send_current(self, error: str = "") -> None:
         self.meta, self.view = await database_sync_to_async(current_payload)(self.match_id, self.seat)
+        self.shown_version = max(self.shown_version, self.meta["version"])
         self.ui = {}
         await self.send_render(error=error)
+
+    def is_stale(self, version: int) -> bool:
+        """Whether a broadcast shows an older position than this socket already did (and remember the newest)."""
+        if version < self.shown_version:
+            return True
+        self.shown_version = version
+        return False
 
     async def send_render(self, error: str = "", fragments: tuple[str, ...] | None = None) -> None:
         assert self.meta is not None
@@ -255,10 +267,14 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     async def match_view(self, event: dict[str, Any]) -> None:
         """A seat's new view after a change: render it with a fresh selection."""
+        if self.is_stale(event["meta"]["version"]):
+            return
         self.meta, self.view = event["meta"], event["view"]
         self.ui = {}
         await self.send_render()
 
     async def match_html(self, event: dict[str, Any]) -> None:
         """The spectators' shared rendering."""
+        if self.is_stale(event["version"]):
+            return
         await self.send(text_data=event["html"])

@@ -44,7 +44,10 @@ def match_meta(match: Match, seats: list[Seat]) -> dict[str, Any]:
                 "open": user is None,
                 "invite_only": seat.invite_only,
                 "present": services.is_present(seat) if user else False,
-                "claim_in": services.away_seconds_left(seat) if user and not user.is_bot else None,
+                "claim_in": (
+                    services.away_seconds_left(seat, waiting_since=match.turn_started_at)
+                    if user and not user.is_bot else None
+                ),
                 "score": seat.final_score,
                 "place": seat.place,
             }

@@ -37,7 +37,9 @@ class ServiceError(Exception):
 class MatchMovedOn(ServiceError):
     """The action was meant for an older position: someone else's action came first."""
 
-    def __init__(self, message: str = "The game moved on before your action arrived; here is the current position.") -> None:
+    def __init__(
+        self, message: str = "The game moved on before your action arrived; here is the current position."
+    ) -> None:
         super().__init__(message)
 
 
@@ -270,7 +272,7 @@ def act(*, match_id: int, user: Any, seat: int, action: Any, expected_version: i
         if match.status != Match.Status.ACTIVE:
             raise ServiceError("This match is not in progress.")
         holder = match.seats.filter(index=seat).select_related("user").first()
-        if holder is None or holder.user_id != getattr(user, "pk", None) or holder.user.is_bot:
+        if holder is None or holder.user is None or holder.user_id != getattr(user, "pk", None) or holder.user.is_bot:
             raise ServiceError("You can only act for your own seat.")
         if expected_version is not None and expected_version != match.version:
             raise MatchMovedOn()
@@ -310,7 +312,7 @@ def claim_abandoned(*, match_id: int, user: Any, absent_seat: int, take_over_wit
         state = _state(match)
         if absent_seat not in engine.must_act(state):
             raise ServiceError("The game is not waiting on that player.")
-        remaining = away_seconds_left(absent)
+        remaining = away_seconds_left(absent, waiting_since=match.turn_started_at)
         if remaining > 0:
             raise ServiceError(f"{absent.user.name} may still come back: you can claim in {remaining} s.")
         if take_over_with_bot:
@@ -318,7 +320,8 @@ def claim_abandoned(*, match_id: int, user: Any, absent_seat: int, take_over_wit
             level = "reference" if "reference" in levels else levels[-1]
             absent.user = bot_user(match.game, level)
             absent.save(update_fields=["user"])
-            match.result = {**(match.result or {}), "substituted": [*((match.result or {}).get("substituted", [])), absent_seat]}
+            substituted = [*(match.result or {}).get("substituted", []), absent_seat]
+            match.result = {**(match.result or {}), "substituted": substituted}
             _schedule_bots(match, state)
             match.save()
         else:
@@ -502,12 +505,17 @@ def play_bot_turn(*, match_id: int, expected_version: int) -> bool:
 # Presence
 
 
-def away_seconds_left(seat: Seat) -> int:
-    """Seconds before an absent player's seat may be claimed; 0 once it may; the full wait if present."""
+def away_seconds_left(seat: Seat, waiting_since: Any = None) -> int:
+    """Seconds before an absent player's seat may be claimed; 0 once it may; the full wait if present.
+
+    The clock runs while the player is away *and* the game waits on them: from the later of their last
+    sign of life and waiting_since (the match's turn_started_at), so a player who left during the
+    opponent's long turn still gets the full wait once it is their turn.
+    """
     wait = settings.GAMES_ABANDON_SECONDS
     if is_present(seat):
         return wait
-    since = seat.last_seen or seat.joined_at
+    since = max((t for t in (seat.last_seen or seat.joined_at, waiting_since) if t is not None), default=None)
     if since is None:
         return 0
     elapsed = (timezone.now() - since).total_seconds()
@@ -525,7 +533,9 @@ def is_present(seat: Seat) -> bool:
 def seat_connected(*, match_id: int, seat: int) -> None:
     from django.db.models import F
 
-    Seat.objects.filter(match_id=match_id, index=seat).update(connections=F("connections") + 1, last_seen=timezone.now())
+    Seat.objects.filter(match_id=match_id, index=seat).update(
+        connections=F("connections") + 1, last_seen=timezone.now()
+    )
     _broadcast_now(match_id)
 
 

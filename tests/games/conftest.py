@@ -87,19 +87,22 @@ def session_cookie(user: Any) -> str:
 async def ws_client() -> AsyncIterator[Callable[..., Any]]:
     """open_socket(match_id, user=None, code=None) -> (connected, close code or None, communicator).
 
-    Goes through config.asgi.application (origin check, sessions, auth, routing); user None is anonymous.
-    Every communicator opened is disconnected at the end of the test.
+    Goes through config.asgi.application (origin check, sessions, auth, routing); user None is anonymous;
+    path= opens another socket than the match's. Every communicator opened is disconnected at the end.
     """
     from config.asgi import application
 
     opened: list[WebsocketCommunicator] = []
 
-    async def open_socket(match_id: int, user: Any = None, code: str | None = None) -> tuple[bool, Any, Any]:
+    async def open_socket(
+        match_id: int | None, user: Any = None, code: str | None = None, path: str | None = None
+    ) -> tuple[bool, Any, Any]:
         headers = [(b"origin", b"http://testserver")]
         if user is not None:
             cookie = await sync_to_async(session_cookie)(user)
             headers.append((b"cookie", cookie.encode()))
-        path = f"/ws/m/{match_id}/" + (f"?code={code}" if code else "")
+        if path is None:
+            path = f"/ws/m/{match_id}/" + (f"?code={code}" if code else "")
         communicator = WebsocketCommunicator(application, path, headers=headers)
         connected, detail = await communicator.connect(timeout=5)
         opened.append(communicator)

@@ -367,9 +367,10 @@ async def test_an_absent_player_can_be_claimed_after_the_countdown(
     assert "Alice may still come back" in error_text(await red.receive_from(timeout=5))
     assert (await load(match.pk)).status == Match.Status.ACTIVE
 
-    await database_sync_to_async(
-        lambda: Seat.objects.filter(match=match, index=0).update(last_seen=timezone.now() - timedelta(seconds=61))
-    )()
+    # A minute later (the disconnect, and the turn she is keeping everyone waiting on, moved back in time):
+    a_minute_ago = timezone.now() - timedelta(seconds=61)
+    await database_sync_to_async(lambda: Seat.objects.filter(match=match, index=0).update(last_seen=a_minute_ago))()
+    await database_sync_to_async(lambda: Match.objects.filter(pk=match.pk).update(turn_started_at=a_minute_ago))()
     await red.send_to(text_data=json.dumps({"op": "claim", "seat": 0}))
     status = section(await red.receive_from(timeout=5), "status")
     assert "You won!" in status and "Alice left the match." in status
@@ -426,3 +427,41 @@ async def test_a_bot_answers_over_the_socket_without_being_asked(
     assert await quiet(black)
     assert "Your turn." in received[-1]
     check_view(received[-1], ENGINE.load(match.state), 0)
+
+
+async def test_a_broadcast_older_than_the_shown_position_is_dropped(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any
+) -> None:
+    from channels.layers import get_channel_layer
+
+    from games.broadcast import build_messages
+
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    stale = await database_sync_to_async(build_messages)(await load(match.pk))  # every viewer's version-0 message
+    _, _, watcher = await ws_client(match.pk, carol)
+    _, _, black = await ws_client(match.pk, alice)
+    await receive(watcher, 2)
+    await receive(black, 2)
+    _, action, _ = await legal_action(match.pk)
+    await black.send_to(text_data=frame(action, 0))
+    await receive(black, 1)
+    await receive(watcher, 1)
+    # Two processes' broadcasts crossing on the way: the one for version 0 arrives after version 1's.
+    layer = get_channel_layer()
+    for group, message in stale:
+        await layer.group_send(group, message)
+    assert await quiet(black, watcher)
+    # The current version (a presence change, say) still goes through.
+    await database_sync_to_async(services.seat_heartbeat)(match_id=match.pk, seat=0)
+    for group, message in await database_sync_to_async(build_messages)(await load(match.pk)):
+        await layer.group_send(group, message)
+    assert len(await receive(black, 1)) == len(await receive(watcher, 1)) == 1
+
+
+
+async def test_the_notify_socket_is_for_signed_in_people(ws_client: Callable[..., Any], alice: Any) -> None:
+    assert (await ws_client(None, path="/ws/notify/"))[:2] == (False, 4401)
+    connected, _, notify = await ws_client(None, alice, path="/ws/notify/")
+    assert connected
+    await notify.send_to(text_data='{"anything": 1}')
+    assert await quiet(notify)

@@ -70,9 +70,21 @@ def play_to_empty_cell(match: Match, user: Any) -> dict[str, Any]:
 
 
 def set_presence(match: Match, index: int, *, connections: int, seconds_ago: float) -> None:
+    """A seat's presence: sockets open for it, and its last sign of life (heartbeat, connect or disconnect)."""
     Seat.objects.filter(match=match, index=index).update(
         connections=connections, last_seen=timezone.now() - timedelta(seconds=seconds_ago)
     )
+
+
+def waiting_since(match: Match, seconds_ago: float) -> None:
+    """The game has been waiting on its current decision this long."""
+    Match.objects.filter(pk=match.pk).update(turn_started_at=timezone.now() - timedelta(seconds=seconds_ago))
+
+
+def away_on_their_turn(match: Match, index: int, *, seconds: float, connections: int = 0) -> None:
+    """The seat to act has shown no sign of life for `seconds`, all of them on its turn."""
+    waiting_since(match, seconds + 1)
+    set_presence(match, index, connections=connections, seconds_ago=seconds)
 
 
 def make_bot_vs_bot(alice: Any, black: str, red: str, seed: int = SEED) -> Match:
@@ -361,12 +373,12 @@ def test_claim_is_refused_before_the_wait_is_over(gomori_match: Match, alice: An
         services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0)
     seconds = int(str(refused.value).split("claim in ")[1].split(" ")[0])
     assert 55 <= seconds <= 60
-    # Away for 20 seconds: 40 left.
-    set_presence(gomori_match, 0, connections=0, seconds_ago=20)
+    # Away for 20 seconds of her turn: 40 left.
+    away_on_their_turn(gomori_match, 0, seconds=20)
     with pytest.raises(ServiceError, match=r"claim in (39|40|41) s"):
         services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0, take_over_with_bot=True)
     # Connected, with a fresh heartbeat, however long the turn has lasted: not claimable.
-    Match.objects.filter(pk=gomori_match.pk).update(turn_started_at=timezone.now() - timedelta(hours=1))
+    waiting_since(gomori_match, 3600)
     set_presence(gomori_match, 0, connections=1, seconds_ago=5)
     with pytest.raises(ServiceError, match="may still come back"):
         services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0)
@@ -376,7 +388,7 @@ def test_claim_is_refused_before_the_wait_is_over(gomori_match: Match, alice: An
 
 
 def test_claim_refusals(gomori_match: Match, alice: Any, bob: Any, carol: Any) -> None:
-    set_presence(gomori_match, 0, connections=0, seconds_ago=300)
+    away_on_their_turn(gomori_match, 0, seconds=300)
     set_presence(gomori_match, 1, connections=0, seconds_ago=300)
     with pytest.raises(ServiceError, match="Only players"):
         services.claim_abandoned(match_id=gomori_match.pk, user=carol, absent_seat=0)
@@ -392,7 +404,7 @@ def test_claim_refusals(gomori_match: Match, alice: Any, bob: Any, carol: Any) -
 
 
 def test_claim_the_win_after_sixty_seconds_away(gomori_match: Match, bob: Any) -> None:
-    set_presence(gomori_match, 0, connections=0, seconds_ago=61)
+    away_on_their_turn(gomori_match, 0, seconds=61)
     services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0)
     match = fresh(gomori_match)
     assert match.status == Match.Status.FINISHED
@@ -400,16 +412,31 @@ def test_claim_the_win_after_sixty_seconds_away(gomori_match: Match, bob: Any) -
     assert (match.result["winners"], match.result["loser"]) == ([1], 0)
 
 
+def test_the_wait_counts_only_while_the_game_waits_on_the_absent_player(
+    gomori_match: Match, alice: Any, bob: Any
+) -> None:
+    # Bob left five minutes ago, during Alice's long turn; his own turn starts only now.
+    waiting_since(gomori_match, 600)
+    set_presence(gomori_match, 1, connections=0, seconds_ago=300)
+    play_to_empty_cell(gomori_match, alice)
+    with pytest.raises(ServiceError, match=r"Bob may still come back: you can claim in (59|60) s"):
+        services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=1)
+    waiting_since(gomori_match, 61)
+    services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=1)
+    match = fresh(gomori_match)
+    assert (match.result["reason"], match.result["winners"]) == ("abandon", [0])
+
+
 def test_a_stale_heartbeat_counts_as_away(gomori_match: Match, bob: Any) -> None:
     # A socket counted as open whose heartbeats stopped (its server process died): away.
-    set_presence(gomori_match, 0, connections=1, seconds_ago=61)
+    away_on_their_turn(gomori_match, 0, seconds=61, connections=1)
     services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0)
     assert fresh(gomori_match).result["reason"] == "abandon"
 
 
 def test_hand_an_abandoned_seat_to_a_bot(gomori_match: Match, alice: Any, bob: Any, settings: Any) -> None:
     settings.GAMES_BOT_DELAY = 0
-    set_presence(gomori_match, 0, connections=0, seconds_ago=61)
+    away_on_their_turn(gomori_match, 0, seconds=61)
     services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0, take_over_with_bot=True)
     match = fresh(gomori_match)
     assert match.status == Match.Status.ACTIVE
