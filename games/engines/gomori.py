@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .base import (
@@ -47,6 +48,13 @@ LINE_OFFSETS: tuple[tuple[Cell, ...], ...] = tuple(
 )
 
 Stacks = dict[Cell, tuple[str, ...]]
+
+
+@lru_cache(maxsize=4096)
+def lines_through(cell: Cell) -> tuple[tuple[Cell, ...], ...]:
+    """The 16 lines of 4 cells through cell: 4 directions x the 4 places of the cell in the line."""
+    r, c = cell
+    return tuple(tuple((r + dr, c + dc) for dr, dc in offsets) for offsets in LINE_OFFSETS)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -147,11 +155,12 @@ def resolve_play(stacks: Stacks, down: frozenset[Cell], card: str, at: Cell,
             new_down.add(king_target)
             flipped.append((king_target, new_stacks[king_target][-1]))
     lines: list[tuple[Cell, ...]] = []
-    if at not in new_down:
-        suit = SUIT[card]
-        r, c = at
-        for offsets in LINE_OFFSETS:
-            line = tuple((r + dr, c + dc) for dr, dc in offsets)
+    suit = SUIT[card]
+    # a line needs 3 more face-up tops of the played suit: most plays are decided by this count alone
+    if at not in new_down and sum(
+        1 for cell, stack in new_stacks.items() if SUIT[stack[-1]] == suit and cell not in new_down
+    ) >= FIELD_SIZE:
+        for line in lines_through(at):
             for cell in line:
                 stack = new_stacks.get(cell)
                 if stack is None or cell in new_down or SUIT[stack[-1]] != suit:
@@ -349,16 +358,33 @@ class GomoriEngine:
         if state.over or seat != state.turn:
             return []
         stacks, down = state.stacks, state.down
-        actions: list[Action] = []
-        for card in state.hands[seat]:
-            is_king = RANK[card] == "K"
-            for cell in cells_for(card, stacks, down):
-                at = [cell[0], cell[1]]
-                if is_king and cell in stacks:
-                    for target in king_targets(stacks, down, cell):
-                        actions.append({"type": "play", "card": card, "at": at, "king_target": [target[0], target[1]]})
+        hand = state.hands[seat]
+        if not stacks:
+            return [{"type": "play", "card": card, "at": [0, 0]} for card in hand]
+        # the window once, row by row: (cell, face-up top or None when empty, occupied)
+        r0, r1, c0, c1 = playable_area(stacks)
+        window: list[tuple[int, int, str | None, bool]] = []
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                stack = stacks.get((r, c))
+                if stack is None:
+                    window.append((r, c, None, False))
                 else:
-                    actions.append({"type": "play", "card": card, "at": at})
+                    window.append((r, c, None if (r, c) in down else stack[-1], True))
+        face_up = sorted(cell for cell in stacks if cell not in down)
+        actions: list[Action] = []
+        for card in hand:
+            rank, suit = RANK[card], SUIT[card]
+            face = rank in FACE_RANKS
+            for r, c, top, occupied in window:
+                if top is not None and not (rank == RANK[top] or rank == "A" or (face and suit == SUIT[top])):
+                    continue
+                if rank == "K" and occupied:
+                    for target in sorted({*face_up, (r, c)}):
+                        actions.append({"type": "play", "card": card, "at": [r, c],
+                                        "king_target": [target[0], target[1]]})
+                else:
+                    actions.append({"type": "play", "card": card, "at": [r, c]})
         return actions
 
     # -- playing ----------------------------------------------------------------------------------------
