@@ -535,7 +535,7 @@ class GomoriEngine:
             log.append({"seat": event["seat"], "text": text})
         last = None
         if state.last is not None:
-            last = {key: value for key, value in state.last.items() if key != "drawn"}
+            last = {key: copy.deepcopy(value) for key, value in state.last.items() if key != "drawn"}
             last["drew"] = len(state.last["drawn"])
             last["drawn"] = list(state.last["drawn"]) if seat == state.last["seat"] else None
         return {

@@ -590,6 +590,20 @@ def test_view_shape() -> None:
         E.view(state, 2)
 
 
+def test_views_are_copies() -> None:
+    state = run([(0, "9C", (0, 0)), (1, "2D", (0, 1))], black_extra=("2C", "3C"))
+    state = E.apply(state, 0, act(0, "2C", (0, 1)))
+    before = E.dump(state)
+    view = E.view(state, 0)
+    view["last"]["plays"][0]["flipped"].append("x")
+    view["last"]["plays"].clear()
+    view["field"][0]["stack"].append("x")
+    view["hand"].clear()
+    view["gathered"][0].append("x")
+    view["log"][0]["text"] = "x"
+    assert E.dump(state) == before
+
+
 def test_draws_are_private_in_the_log() -> None:
     state = run([(0, "9C", (0, 0))])
     drawn = state.hands[0][-1]
