@@ -37,21 +37,36 @@ def build_messages(match: Match) -> list[tuple[str, dict[str, Any]]]:
         messages.append(
             (seat_group(match.pk, seat.index), {"type": "match.view", "meta": meta, "view": view, "seat": seat.index})
         )
+    # Spectators get the spectator view; each process renders it once however many of them watch.
     spectator_view = engine.view(state, None) if state is not None else None
-    html = render_fragments(table_context(meta, spectator_view, None))
-    messages.append((watch_group(match.pk), {"type": "match.html", "html": html, "version": match.version}))
+    messages.append((watch_group(match.pk), {"type": "match.watch", "meta": meta, "view": spectator_view}))
     return messages
 
 
-def broadcast_match(match_id: int) -> None:
+_spectator_cache: dict[tuple[int, int, str], str] = {}
+
+
+def spectator_html(meta: dict[str, Any], view: dict[str, Any] | None) -> str:
+    """The spectators' rendering of one position, shared by every spectator socket of this process."""
+    key = (meta["id"], meta["version"], meta["status"])
+    html = _spectator_cache.get(key)
+    if html is None:
+        html = render_fragments(table_context(meta, view, None))
+        if len(_spectator_cache) > 256:
+            _spectator_cache.clear()
+        _spectator_cache[key] = html
+    return html
+
+
+def broadcast_match(match_id: int, match: Match | None = None) -> None:
     """Send the current state of a match to everyone connected to it (called after commit, sync code)."""
     layer = get_channel_layer()
     if layer is None:
         return
-    try:
-        match = Match.objects.get(pk=match_id)
-    except Match.DoesNotExist:
-        return
+    if match is None:
+        match = Match.objects.filter(pk=match_id).first()
+        if match is None:
+            return
     messages = build_messages(match)
 
     async def send_all() -> None:

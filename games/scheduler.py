@@ -16,7 +16,7 @@ from . import services
 
 log = logging.getLogger(__name__)
 
-POLL_SECONDS = 0.1
+POLL_SECONDS = 0.2
 _task: asyncio.Task[None] | None = None
 
 

@@ -74,10 +74,11 @@ def _state(match: Match) -> Any:
     return _engine(match).load(match.state)
 
 
-def _on_commit_broadcast(match_id: int) -> None:
+def _on_commit_broadcast(match_id: int, match: Match | None = None) -> None:
+    """Broadcast after commit; pass the saved match to spare the broadcast a reload."""
     from .broadcast import broadcast_match
 
-    transaction.on_commit(lambda: broadcast_match(match_id))
+    transaction.on_commit(lambda: broadcast_match(match_id, match))
 
 
 def bots_module(slug: str) -> Any:
@@ -261,7 +262,7 @@ def _apply(match: Match, state: Any, seat: int, action: Any, note: str = "") -> 
     else:
         _schedule_bots(match, new_state)
     match.save()
-    _on_commit_broadcast(match.pk)
+    _on_commit_broadcast(match.pk, match)
     return new_state
 
 
