@@ -12,6 +12,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -65,6 +66,9 @@ def match_meta(match: Match, seats: list[Seat]) -> dict[str, Any]:
         "rematch_votes": list(match.rematch_votes),
         "rematch_url": match.rematch.get_absolute_url() if match.rematch_id else "",
         "url": match.get_absolute_url(),
+        # Seconds since the deal while the match is on (Columbo solo's clock); the server's time, never the browser's.
+        "elapsed": int((timezone.now() - match.started_at).total_seconds())
+        if match.started_at and match.status == Match.Status.ACTIVE else None,
     }
 
 
