@@ -53,6 +53,7 @@ def _turns_each(view: View) -> int:
 
 
 def _opponents(view: View) -> list[int]:
+    """Every other seat."""
     return [s for s in range(view["players"]) if s != view["seat"]]
 
 
@@ -79,10 +80,12 @@ def _slap_known(view: View, by_type: dict[str, list[Action]], *, own_k_hearts: b
 
 
 def _unknown_own(view: View) -> list[int]:
+    """The slots of the seat's own cards whose faces it doesn't know."""
     return [k for k, c in _cards(view, view["seat"]) if c is None]
 
 
 def _known_own(view: View) -> list[tuple[int, str]]:
+    """(slot, face) of the seat's own cards whose faces it knows."""
     return [(k, c) for k, c in _cards(view, view["seat"]) if c is not None]
 
 

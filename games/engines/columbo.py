@@ -91,6 +91,11 @@ def _whose(owner: int, slot: int, actor: int | None, you: bool = False) -> str:
     return f"{_tok(owner)}'s {slot_name(slot)} card"
 
 
+def _plural(count: int, word: str) -> str:
+    """'1 turn', '3 turns'."""
+    return f"{count} {word}" if count in (1, -1) else f"{count} {word}s"
+
+
 def _the(card: str) -> str:
     """'the 9♦'."""
     return "the " + card_name(card)
@@ -118,7 +123,7 @@ class State:
     drawn: str | None
     drawn_from: str | None  # "stock" or "discard"
     seq: int  # number of the last discard that opened a slap window (0: none yet), unique in the match
-    window: dict[str, Any] | None  # {"seq", "card", "open", "attempted": [seats], "winner": seat | None}
+    window: dict[str, Any] | None  # {"seq", "card", "open", "attempted": [seats], "winner", "round"}
     action: dict[str, Any] | None  # pending card action {"seat", "card", "kind", "stage", "looked"}
     tapper: int | None
     final_turns: list[int]  # seats still owed their last turn after a tap, in order
@@ -375,6 +380,7 @@ class ColumboEngine:
     }
 
     def _peek(self, st: State, seat: int, action: Action) -> None:
+        """A seat looks at two of its four cards; play starts when every seat has peeked."""
         check_fields(action, *self._FIELDS["peek"])
         slots = action["slots"]
         if st.phase != "peek":
@@ -415,6 +421,7 @@ class ColumboEngine:
             raise IllegalAction("Draw a card first (or tap).")
 
     def _draw(self, st: State, seat: int, action: Action) -> None:
+        """Take the stock's or the discard pile's top card; this closes the slap window and lapses any card action."""
         check_fields(action, *self._FIELDS["draw"])
         source = action["from"]
         if source not in ("stock", "discard"):
@@ -457,6 +464,7 @@ class ColumboEngine:
         return {"seat": act["seat"], "card": act["card"]}
 
     def _swap(self, st: State, seat: int, action: Action) -> None:
+        """Exchange the drawn card with a card of the hand; the old card goes face-up onto the pile."""
         check_fields(action, *self._FIELDS["swap"])
         self._check_turn(st, seat, "place")
         k = action["slot"]
@@ -483,12 +491,14 @@ class ColumboEngine:
         self._after_discard(st, seat, old, trigger=st.trigger == "any_discard")
 
     def _discard(self, st: State, seat: int, action: Action) -> None:
+        """Put the card drawn from the stock straight onto the pile (7-Q: its action becomes available)."""
         check_fields(action, *self._FIELDS["discard"])
         self._check_turn(st, seat, "place")
         card = st.drawn
         assert card is not None
         if st.drawn_from != "stock":
-            raise IllegalAction(f"{card_name(card)} came from the discard pile: exchange it with one of your cards.")
+            raise IllegalAction(f"The {card_name(card)} came from the discard pile: exchange it with one of your "
+                                "cards.")
         st.known.pop(card)
         st.discard.append(card)
         st.drawn = None
@@ -508,7 +518,7 @@ class ColumboEngine:
                 self._end_round(st, "tap")
                 return
         st.seq += 1
-        st.window = {"seq": st.seq, "card": card, "open": True, "attempted": [], "winner": None}
+        st.window = {"seq": st.seq, "card": card, "open": True, "attempted": [], "winner": None, "round": st.round}
         public.update(seq=st.seq, action=None)
         kind = ACTION_KINDS.get(RANK[card]) if trigger else None
         if kind is not None:
@@ -552,8 +562,8 @@ class ColumboEngine:
         st.discard = st.discard[-1:]
         self._rng(st).shuffle(cards)
         st.stock = cards
-        count = f"{len(cards)} card{'s' if len(cards) > 1 else ''}"
-        self._log(st, None, f"The discard pile but its top card was shuffled into a new stock of {count}.")
+        self._log(st, None, "The discard pile but its top card was shuffled into a new stock of "
+                            f"{_plural(len(cards), 'card')}.")
         if st.last is not None:
             st.last["public"]["reshuffled"] = len(cards)
 
@@ -566,6 +576,7 @@ class ColumboEngine:
         return st.stock.pop()
 
     def _tap(self, st: State, seat: int, action: Action) -> None:
+        """End the round after everyone else's last turn (solo: at once, with the elapsed seconds)."""
         check_fields(action, *self._FIELDS["tap"])
         solo = st.players == 1
         if solo and "seconds" not in action:
@@ -582,7 +593,8 @@ class ColumboEngine:
         st.final_turns = [(seat + i) % n for i in range(1, n)]
         if solo:
             st.seconds = action["seconds"]
-            self._log(st, seat, f"{_tok(seat)} tapped after {st.turns} turns and {st.seconds} seconds.")
+            self._log(st, seat, f"{_tok(seat)} tapped after {_plural(st.turns, 'turn')} and "
+                                f"{_plural(st.seconds, 'second')}.")
             self._set_last(st, {"type": "tap", "seat": seat, "final_turns": [], "seconds": st.seconds})
             self._end_round(st, "tap")
             return
@@ -602,6 +614,7 @@ class ColumboEngine:
         return act
 
     def _look(self, st: State, seat: int, action: Action) -> None:
+        """The card action's look: the face becomes known to the looker only."""
         check_fields(action, *self._FIELDS["look"])
         act = self._check_action(st, seat, "look")
         t, k = action["seat"], action["slot"]
@@ -630,6 +643,7 @@ class ColumboEngine:
             st.action = None
 
     def _exchange(self, st: State, seat: int, action: Action) -> None:
+        """The Jack's or Queen's blind swap of two cards on the table (not the tapper's); knowledge moves too."""
         check_fields(action, *self._FIELDS["exchange"])
         a = _parse_pos(action["a"], "a")
         b = _parse_pos(action["b"], "b")
@@ -651,6 +665,7 @@ class ColumboEngine:
         self._set_last(st, {"type": "exchange", "seat": seat, "a": [ta, ka], "b": [tb, kb]})
 
     def _skip(self, st: State, seat: int, action: Action) -> None:
+        """Give up the pending card action."""
         check_fields(action, *self._FIELDS["skip"])
         act = st.action
         if act is None or act["seat"] != seat:
@@ -660,6 +675,7 @@ class ColumboEngine:
         self._set_last(st, {"type": "skip", "seat": seat, "card": act["card"]})
 
     def _slap(self, st: State, seat: int, action: Action) -> None:
+        """A slap onto the open window's discard: settled in arrival order, late ones refused without penalty."""
         check_fields(action, *self._FIELDS["slap"])
         t, k, q = action["seat"], action["slot"], action["seq"]
         if not 1 <= q <= st.seq:
@@ -767,8 +783,8 @@ class ColumboEngine:
         if n == 1:
             st.solo = solo_score(points[0], st.turns, st.seconds)
             entry["solo"] = {"turns": st.turns, "seconds": st.seconds, "score": st.solo}
-            self._log(st, None, f"The round is over: {_tok(0)} has {points[0]} points after {st.turns} turns; "
-                                f"solo score {st.solo}.")
+            self._log(st, None, f"The round is over: {_tok(0)} has {_plural(points[0], 'point')} after "
+                                f"{_plural(st.turns, 'turn')}: solo score {st.solo}.")
         else:
             parts = []
             for s in range(n):
@@ -798,6 +814,7 @@ class ColumboEngine:
         return list(state.totals)
 
     def is_over(self, state: State) -> bool:
+        """Whether the last round has been scored."""
         return state.phase == "over"
 
     def result(self, state: State) -> dict[str, Any]:
@@ -816,14 +833,17 @@ class ColumboEngine:
 
     @staticmethod
     def _log(st: State, seat: int | None, text: str, private: dict[int, str] | None = None) -> None:
+        """Add a log line; `private` gives the wording some seats see instead (with what only they know)."""
         st.log.append([seat, text, None if private is None else {str(s): t for s, t in private.items()}])
 
     @staticmethod
     def _set_last(st: State, public: dict[str, Any], private: dict[int, dict[str, Any]] | None = None) -> None:
+        """Record the last action for the views: what everyone sees, plus per-seat overrides."""
         st.last = {"public": public, "private": {} if private is None else {str(s): p for s, p in private.items()}}
 
     @staticmethod
     def _knows(mask: int, seat: int | None) -> bool:
+        """Whether a seat (None: a spectator) may see a card with this knowledge mask."""
         return bool(mask & PUBLIC) or (seat is not None and bool(mask & (1 << seat)))
 
     def view(self, state: State, seat: int | None) -> View:
@@ -853,7 +873,7 @@ class ColumboEngine:
                      "card": st.drawn if self._knows(st.known[st.drawn], seat) else None}
         w = st.window
         window = None
-        if w is not None:
+        if w is not None and w["round"] == st.round:  # a past round's window is kept only for late slaps
             window = {"seq": w["seq"], "card": w["card"], "open": w["open"] and st.phase == "play",
                       "attempted": list(w["attempted"]), "won_by": w["winner"],
                       "can_slap": bool(seat is not None and w["open"] and w["winner"] is None

@@ -676,12 +676,14 @@ def test_running_totals_and_open_round_results() -> None:
     assert E.result(st)["scores"] == totals
 
 
-def test_a_new_round_waits_for_everyone_to_peek_again() -> None:
-    st = finish_round(E.new_game(2, seed=9))
+def test_a_new_round_is_dealt_at_once_and_waits_for_everyone_to_peek_again() -> None:
+    st = finish_round(E.new_game(2, seed=9), tapper=1)  # seat 0 discards (window 1), seat 1 taps
     assert st.round == 2 and E.to_act(st) == [0, 1] and E.must_act(st) == [0, 1]
     view = E.view(st, 0)
     assert view["phase"] == "peek" and all(s["card"] is None for h in view["hands"] for s in h["slots"])
-    assert view["last"]["round_over"] == 1
+    assert view["last"]["round_over"] == 1 and view["last_round"]["round"] == 1
+    assert view["window"] is None and view["discard"] == {"top": None, "count": 0, "cards": [], "seq": 1}
+    refused(st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1}, SlapTooLate)
 
 
 def test_match_length_is_the_rounds_option() -> None:
