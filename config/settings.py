@@ -110,7 +110,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
     }
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
+    # A file, not memory, so a live server subprocess (the browser tests) can share the test database.
+    DATABASES["default"]["TEST"] = {"NAME": os.environ.get("DJANGO_TEST_DB", str(BASE_DIR / "test-db.sqlite3"))}
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

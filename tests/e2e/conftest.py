@@ -102,6 +102,8 @@ def asgi_server(
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DJANGO_MEDIA_ROOT": str(tmp_path_factory.mktemp("e2e-media")),
         "PYTHONUNBUFFERED": "1",
+        # Bots answer after a short pause, so games against them finish quickly.
+        "GAMES_BOT_DELAY": os.environ.get("E2E_BOT_DELAY", "0.1"),
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     with log.open("wb") as output:
