@@ -443,9 +443,22 @@ def _schedule_bots(match: Match, state: Any) -> None:
     for seat in engine.to_act(state):
         if seat not in bots:
             continue
-        delay = settings.GAMES_BOT_DELAY if seat in must else _reaction_delay(match.game, bots[seat])
-        due.append(now + timedelta(seconds=delay))
+        due.append(now + timedelta(seconds=_bot_delay(match, engine, state, seat, bots[seat], seat in must)))
     match.bot_due_at = min(due) if due else None
+
+
+def _bot_delay(match: Match, engine: Any, state: Any, seat: int, level: str, must: bool) -> float:
+    """How long a bot seat waits: a short pause for its turn (longer where its bots ask for patience,
+    e.g. to leave a person time for a card action), its level's reaction time for an optional move."""
+    if not must:
+        return _reaction_delay(match.game, level)
+    delay = settings.GAMES_BOT_DELAY
+    patience = getattr(bots_module(match.game), "patience", None)
+    if patience is not None:
+        humans_waiting = any(i not in _bot_levels(match) for i in range(match.players))
+        if humans_waiting:
+            delay = max(delay, patience(engine.view(state, seat)))
+    return delay
 
 
 def due_bot_matches(limit: int = 50) -> list[tuple[int, int]]:
@@ -474,7 +487,7 @@ def play_bot_turn(*, match_id: int, expected_version: int) -> bool:
         later = []
         for seat in candidates:
             level = bots[seat]
-            delay = settings.GAMES_BOT_DELAY if seat in must else _reaction_delay(match.game, level)
+            delay = _bot_delay(match, engine, state, seat, level, seat in must)
             if started + timedelta(seconds=delay) > now:
                 later.append(started + timedelta(seconds=delay))
                 continue

@@ -16,6 +16,16 @@ from games.engines.columbo import ACTION_KINDS, POINTS, TAP_LIMIT, TAP_PENALTY, 
 
 # Seconds a bot of each level waits before a slap, like a person's reaction (the live service applies it).
 REACTION_DELAY: dict[str, float] = {"random": 2.0, "reference": 1.2, "strong": 0.8}
+# A drawn 7-Q's action lapses when the next player draws; a bot that is next leaves a person time to use it.
+COURTESY_SECONDS = 6.0
+
+
+def patience(view: View) -> float:
+    """Seconds a bot waits before its own turn when another player still has a card action to use."""
+    action = view.get("action")
+    if action and action.get("seat") != view.get("seat"):
+        return COURTESY_SECONDS
+    return 0.0
 
 DECK_MEAN = sum(POINTS.values()) / 52  # about 6.7: the value of a card nobody has seen
 RANDOM_SLAP_CHANCE = 0.04
