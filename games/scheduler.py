@@ -52,6 +52,15 @@ def ensure_running() -> None:
         _task = asyncio.get_running_loop().create_task(_loop())
 
 
+async def stop() -> None:
+    """Stop this process's runner and wait until it has (a clean shutdown; tests end every event loop so)."""
+    global _task
+    task, _task = _task, None
+    if task is not None and not task.done():
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
 class BotRunnerMiddleware:
     """ASGI wrapper that starts the bot runner with the first connection the process serves."""
 

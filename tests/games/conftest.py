@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.test import Client
@@ -99,7 +99,7 @@ async def ws_client() -> AsyncIterator[Callable[..., Any]]:
     ) -> tuple[bool, Any, Any]:
         headers = [(b"origin", b"http://testserver")]
         if user is not None:
-            cookie = await sync_to_async(session_cookie)(user)
+            cookie = await database_sync_to_async(session_cookie)(user)
             headers.append((b"cookie", cookie.encode()))
         if path is None:
             path = f"/ws/m/{match_id}/" + (f"?code={code}" if code else "")
@@ -114,3 +114,18 @@ async def ws_client() -> AsyncIterator[Callable[..., Any]]:
             continue
         with contextlib.suppress(Exception, asyncio.CancelledError):
             await communicator.disconnect(timeout=3)
+    await close_worker_connections()
+
+
+async def close_worker_connections() -> None:
+    """Stop the bot runner the sockets started, and close the database connection of the worker thread.
+
+    Connections persist (CONN_MAX_AGE), so without this the thread behind database_sync_to_async would
+    keep one open past the test, and PostgreSQL would refuse to drop the test database at the end.
+    """
+    from django.db import connections
+
+    from games import scheduler
+
+    await scheduler.stop()
+    await database_sync_to_async(connections.close_all)()

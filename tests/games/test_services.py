@@ -11,8 +11,9 @@ from functools import partial
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
 from django.conf import settings as django_settings
-from django.db import connection
+from django.db import connection, connections
 from django.utils import timezone
 
 from games import scheduler, services
@@ -300,7 +301,7 @@ def test_broadcast_happens_after_commit_only(
     from games import broadcast
 
     sent: list[int] = []
-    monkeypatch.setattr(broadcast, "broadcast_match", sent.append)
+    monkeypatch.setattr(broadcast, "broadcast_match", lambda match_id, match=None: sent.append(match_id))
     action = ENGINE.legal_actions(state_of(gomori_match), 0)[0]
     illegal = {"type": "play", "card": "5D", "at": [0, 0]}
     with django_capture_on_commit_callbacks(execute=False) as refused, pytest.raises(IllegalAction):
@@ -560,12 +561,15 @@ def test_the_bot_runner_plays_due_bots_with_nobody_connected(alice: Any, setting
 
     async def run_until_idle() -> int:
         total = 0
-        for _ in range(10):
-            moved = await scheduler.run_due_bots()
-            if not moved:
-                return total
-            total += moved
-        raise AssertionError("the bot kept moving")
+        try:
+            for _ in range(10):
+                moved = await scheduler.run_due_bots()
+                if not moved:
+                    return total
+                total += moved
+            raise AssertionError("the bot kept moving")
+        finally:  # connections persist: close the worker thread's, or PostgreSQL can't drop the test database
+            await database_sync_to_async(connections.close_all)()
 
     assert asyncio.run(run_until_idle()) >= 1
     match = fresh(match)
