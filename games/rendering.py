@@ -18,10 +18,11 @@ from django.utils.safestring import SafeString, mark_safe
 
 from . import services
 from .catalog import GAMES
-from .models import Match, Seat
+from .models import Match, Move, Seat
 
 FRAGMENTS = ("players", "status", "board", "hand", "log", "error")
 LOG_TAIL = 60
+BOT_REASONS = 4  # at most this many of a bot's reasons for its latest turn
 _SEAT_TOKEN = re.compile(r"\{s(\d)\}")
 
 
@@ -29,8 +30,31 @@ def presenter(slug: str) -> Any:
     return importlib.import_module(f"games.tables.{slug}")
 
 
+def bot_reasons(match: Match, seats: list[Seat]) -> dict[int, list[str]]:
+    """In a match of bots only: each bot's reasons (Move.note) for the moves of its latest turn, oldest first.
+
+    Never where a person plays: a reason may tell what a bot holds ("completes K-K-K")."""
+    if match.state is None or not seats or not all(s.user is not None and s.user.is_bot for s in seats):
+        return {}
+    rows = Move.objects.filter(match=match).order_by("-number").values_list("seat", "note")[: 4 * BOT_REASONS]
+    reasons: dict[int, list[str]] = {}
+    closed: set[int] = set()
+    previous = None
+    for seat, note in rows:  # newest first: a seat's latest turn is its first run of moves
+        if previous is not None and seat != previous:
+            closed.add(previous)
+        previous = seat
+        if seat in closed:
+            continue
+        turn = reasons.setdefault(seat, [])
+        if note and len(turn) < BOT_REASONS:
+            turn.insert(0, note)
+    return reasons
+
+
 def match_meta(match: Match, seats: list[Seat]) -> dict[str, Any]:
     """What every viewer may know about the match itself: players, presence, status, result (JSON-ready)."""
+    reasons = bot_reasons(match, seats)
     players = []
     for seat in seats:
         user = seat.user
@@ -51,6 +75,7 @@ def match_meta(match: Match, seats: list[Seat]) -> dict[str, Any]:
                 ),
                 "score": seat.final_score,
                 "place": seat.place,
+                "reasons": reasons.get(seat.index, []),
             }
         )
     return {
