@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -47,8 +48,12 @@ _spectator_cache: dict[tuple[int, int, str], str] = {}
 
 
 def spectator_html(meta: dict[str, Any], view: dict[str, Any] | None) -> str:
-    """The spectators' rendering of one position, shared by every spectator socket of this process."""
-    key = (meta["id"], meta["version"], meta["status"])
+    """The spectators' rendering of one broadcast, shared by every spectator socket of this process.
+
+    Keyed by the whole meta, not only version and status: presence, a seat handed to a bot and the
+    rematch link change the page without a move.
+    """
+    key = (meta["id"], meta["version"], json.dumps(meta, sort_keys=True, default=str))
     html = _spectator_cache.get(key)
     if html is None:
         html = render_fragments(table_context(meta, view, None))

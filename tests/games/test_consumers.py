@@ -468,3 +468,37 @@ async def test_the_notify_socket_is_for_signed_in_people(ws_client: Callable[...
     assert connected
     await notify.send_to(text_data='{"anything": 1}')
     assert await quiet(notify)
+
+
+async def test_spectators_see_who_left_and_the_rematch(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any
+) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    _, _, watcher = await ws_client(match.pk, carol)
+    _, _, red = await ws_client(match.pk, bob)
+    _, _, black = await ws_client(match.pk, alice)
+    *_, arrived = await receive(watcher, 3)  # the page, Bob's arrival, Alice's
+    assert "badge-away" not in section(arrived, "players")
+    await receive(red, 3)
+    await receive(black, 2)
+    await black.disconnect()
+    (left,) = await receive(watcher, 1)
+    assert "Alice has left the table" in section(left, "status")
+    assert "badge-away" in section(left, "players")
+
+    await red.send_to(text_data=json.dumps({"op": "resign"}))
+    await receive(red, 1)
+    (over,) = await receive(watcher, 1)
+    assert "Alice wins. Bob resigned." in section(over, "status")
+    # Both players ask for a rematch (Alice from a new tab): the spectator is shown the way to it.
+    _, _, black = await ws_client(match.pk, alice)
+    await receive(black, 2)
+    await receive(watcher, 1)
+    await receive(red, 1)
+    await black.send_to(text_data=json.dumps({"op": "rematch"}))
+    await receive(watcher, 1)
+    await red.send_to(text_data=json.dumps({"op": "rematch"}))
+    (rematch,) = await receive(watcher, 1)
+    match = await load(match.pk)
+    assert f'href="/m/{match.rematch_id}/"' in section(rematch, "status")
+    assert "Watch the rematch" in section(rematch, "status")
