@@ -20,7 +20,7 @@ from django.db.models import Prefetch
 from . import glicko2
 from .catalog import GAMES
 from .engines import get_engine
-from .models import Match, Move, PlayerResult, PlayerStats, Seat
+from .models import FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +123,8 @@ EXTRAS: dict[str, Callable[[Match, MatchFacts, MoveLoader], None]] = {
     "columbo": _columbo_rounds,
     "ruhd": _ruhd_placements,
 }
+# The games whose figures need the moves replayed (the others read the final state).
+REPLAYED = frozenset({"ruhd"})
 
 
 def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> MatchFacts:
@@ -303,17 +305,29 @@ def _move_loader(match_id: int) -> MoveLoader:
     return load
 
 
+def listing_for(match: Match, seats: Iterable[Seat]) -> FinishedMatch:
+    """The site-wide history's row of a finished match."""
+    return FinishedMatch(
+        match_id=match.pk,
+        game=match.game,
+        finished_at=match.finished_at,
+        is_public=match.is_public,
+        with_bots=any(seat.user is not None and seat.user.is_bot for seat in seats),
+    )
+
+
 def record_finished(match: Match) -> None:
-    """Add a match that has just finished (under its row lock) to its players' results and statistics.
+    """Add a match that has just finished (under its row lock) to the history, results and statistics.
 
     Called once from services._finish; a second call for the same match changes nothing. The players'
     statistics rows are locked in user order, so two matches finishing at once serialise cleanly.
     """
     if match.status != Match.Status.FINISHED or match.finished_at is None:
         return
-    if PlayerResult.objects.filter(match_id=match.pk).exists():
+    if FinishedMatch.objects.filter(match_id=match.pk).exists():
         return
     seats = list(Seat.objects.filter(match_id=match.pk, user__isnull=False).select_related("user").order_by("index"))
+    listing_for(match, seats).save(force_insert=True)
     if not seats:
         return
     facts = match_facts(match, seats, _move_loader(match.pk))
@@ -329,29 +343,38 @@ def record_finished(match: Match) -> None:
 def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
     """Recompute every result row and statistics row from the finished matches; (matches, rows) counted."""
     stats: dict[str, dict[int, PlayerStats]] = {}
+    occupied = Seat.objects.filter(user__isnull=False).select_related("user").order_by("index")
+    replayed = Move.objects.filter(match__game__in=REPLAYED).only("match_id", "seat", "action").order_by("number")
     matches = (
         Match.objects.filter(status=Match.Status.FINISHED, finished_at__isnull=False)
         .order_by("finished_at", "pk")
         .prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.filter(user__isnull=False).select_related("user").order_by("index"))
+            Prefetch("seats", queryset=occupied, to_attr="occupied"),
+            # Only the replayed games' moves come back: one query per batch of matches.
+            Prefetch("moves", queryset=replayed, to_attr="replay_moves"),
         )
     )
     count = 0
     with transaction.atomic():
         PlayerResult.objects.all().delete()
         PlayerStats.objects.all().delete()
+        FinishedMatch.objects.all().delete()
         pending: list[PlayerResult] = []
+        listings: list[FinishedMatch] = []
         for match in matches.iterator(chunk_size=batch_size):
-            seats = list(match.seats.all())
-            if not seats:
-                continue
-            facts = match_facts(match, seats, _move_loader(match.pk))
-            pending.extend(apply_match(facts, stats.setdefault(match.game, {})))
+            seats = match.occupied
+            listings.append(listing_for(match, seats))
             count += 1
-            if len(pending) >= batch_size:
+            if seats:
+                recorded = [(move.seat, move.action) for move in match.replay_moves]
+                facts = match_facts(match, seats, lambda recorded=recorded: recorded)
+                pending.extend(apply_match(facts, stats.setdefault(match.game, {})))
+            if len(pending) >= batch_size or len(listings) >= batch_size:
                 PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
-                pending = []
+                FinishedMatch.objects.bulk_create(listings, batch_size=batch_size)
+                pending, listings = [], []
         PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
+        FinishedMatch.objects.bulk_create(listings, batch_size=batch_size)
         rows = [row for per_game in stats.values() for row in per_game.values()]
         PlayerStats.objects.bulk_create(rows, batch_size=batch_size)
     return count, len(rows)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import history_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -9,6 +9,9 @@ urlpatterns = [
     path("m/<int:match_id>/", views.match_page, name="match"),
     path("m/<int:match_id>/join/", views.join_match, name="join_match"),
     path("m/<int:match_id>/leave/", views.leave_match, name="leave_match"),
-    path("history/", views.history, name="history"),
-    path("leaderboard/", views.leaderboard, name="leaderboard"),
+    path("m/<int:match_id>/replay/", history_views.replay_page, name="replay"),
+    path("m/<int:match_id>/export.json", history_views.export_match, name="export_match"),
+    path("history/", history_views.history_list, name="history"),
+    path("u/<str:username>/history/", history_views.player_history, name="player_history"),
+    path("leaderboard/", history_views.leaderboard, name="leaderboard"),
 ]

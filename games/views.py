@@ -110,13 +110,3 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         invite_url = request.build_absolute_uri(f"{match.get_absolute_url()}?code={match.invite_code}")
     context.update({"match": match, "code": code, "can_join": can_join, "invite_url": invite_url})
     return render(request, "games/match.html", context)
-
-
-@require_GET
-def history(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/history.html", {"matches": selectors.recent_finished(request.user, limit=50)})
-
-
-@require_GET
-def leaderboard(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/leaderboard.html", {"games": GAMES.values()})

@@ -1,0 +1,175 @@
+"""The games admin: matches with their seats, moves and results, player statistics, and the match import."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from .models import FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
+from .replay import ReplayError, import_match
+
+MAX_IMPORT_BYTES = 5 * 1024 * 1024
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    extra = 0
+    fields = ("index", "user", "invite_only", "joined_at", "final_score", "place", "connections", "last_seen")
+    readonly_fields = ("joined_at", "connections", "last_seen")
+    raw_id_fields = ("user",)
+    can_delete = False
+
+
+class MoveInline(admin.TabularInline):
+    """The moves are the match's record: shown, never edited (seed + options + moves replay it)."""
+
+    model = Move
+    extra = 0
+    fields = ("number", "seat", "action", "note", "created_at")
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class PlayerResultInline(admin.TabularInline):
+    """Each seat's recorded result and rating change (written when the match finished)."""
+
+    model = PlayerResult
+    extra = 0
+    fields = ("seat", "user", "outcome", "score", "place", "rated", "rating_before", "rating_after")
+    readonly_fields = fields
+    can_delete = False
+    verbose_name = "result and rating change"
+    verbose_name_plural = "results and rating changes"
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class ImportMatchForm(forms.Form):
+    """An exported match file (or its JSON pasted), checked by replaying it before anything is stored."""
+
+    file = forms.FileField(required=False, label="Match file (.json)")
+    text = forms.CharField(required=False, label="…or the JSON itself", widget=forms.Textarea(attrs={"rows": 8}))
+    rated = forms.BooleanField(required=False, initial=False, label="Count it for the players' ratings")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        upload = data.get("file")
+        if upload is not None:
+            if upload.size > MAX_IMPORT_BYTES:
+                raise forms.ValidationError("The file is larger than 5 MB.")
+            raw = upload.read()
+        elif data.get("text"):
+            raw = data["text"].encode()
+        else:
+            raise forms.ValidationError("Choose a file or paste the JSON.")
+        try:
+            data["payload"] = json.loads(raw)
+        except (UnicodeDecodeError, ValueError):
+            raise forms.ValidationError("This is not valid JSON.") from None
+        return data
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = ("id", "game", "status", "player_names", "rated", "is_public", "version", "created_at",
+                    "finished_at", "replay_link")
+    list_display_links = ("id", "game")
+    list_filter = ("game", "status", "rated", "is_public", ("finished_at", admin.DateFieldListFilter),
+                   ("created_at", admin.DateFieldListFilter))
+    search_fields = ("seats__user__username", "seats__user__display_name", "=id")
+    date_hierarchy = "created_at"
+    ordering = ("-created_at",)
+    readonly_fields = ("seed", "version", "state", "created_at", "updated_at", "replay_link", "invite_code")
+    raw_id_fields = ("created_by", "rematch")
+    inlines = (SeatInline, PlayerResultInline, MoveInline)
+    change_list_template = "admin/games/match/change_list.html"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Match]:
+        return super().get_queryset(request).prefetch_related("seats__user")
+
+    def save_model(self, request: HttpRequest, obj: Match, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        # The history's copies of the privacy flag follow the match's.
+        FinishedMatch.objects.filter(match_id=obj.pk).update(is_public=obj.is_public)
+        PlayerResult.objects.filter(match_id=obj.pk).update(is_public=obj.is_public)
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Match], search_term: str
+                           ) -> tuple[QuerySet[Match], bool]:
+        # Searching across seats can list a match once per matching seat.
+        results, _ = super().get_search_results(request, queryset, search_term)
+        return results.distinct(), False
+
+    @admin.display(description="players")
+    def player_names(self, match: Match) -> str:
+        return " vs ".join(seat.user.name if seat.user else "open" for seat in match.seats.all())
+
+    @admin.display(description="replay")
+    def replay_link(self, match: Match) -> SafeString | str:
+        if match.state is None or match.status not in (Match.Status.ACTIVE, Match.Status.FINISHED):
+            return "—"
+        return format_html('<a href="{}">Replay</a>', reverse("replay", args=[match.pk]))
+
+    def get_urls(self) -> list[URLPattern]:
+        own = [path("import/", self.admin_site.admin_view(self.import_view), name="games_match_import")]
+        return own + super().get_urls()
+
+    def import_view(self, request: HttpRequest) -> HttpResponse:
+        """Import an exported match: replayed action by action, refused unless every action replays."""
+        if not self.has_add_permission(request):
+            return HttpResponseRedirect(reverse("admin:games_match_changelist"))
+        form = ImportMatchForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                match = import_match(form.cleaned_data["payload"], creator=request.user,
+                                     rated=form.cleaned_data["rated"])
+            except ReplayError as error:
+                form.add_error(None, str(error))
+            else:
+                messages.success(request, f"Imported {match}: every action replayed.")
+                return HttpResponseRedirect(reverse("admin:games_match_change", args=[match.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Import a match",
+            "form": form,
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/games/match/import.html", context)
+
+
+@admin.register(PlayerStats)
+class PlayerStatsAdmin(admin.ModelAdmin):
+    list_display = ("user", "game", "played", "won", "lost", "drawn", "streak", "best_streak", "rating_shown",
+                    "rated_matches", "last_played_at")
+    list_filter = ("game",)
+    search_fields = ("user__username", "user__display_name")
+    list_select_related = ("user",)
+    ordering = ("game", "-rating")
+    readonly_fields = tuple(f.name for f in PlayerStats._meta.fields)
+
+    @admin.display(description="rating", ordering="rating")
+    def rating_shown(self, row: PlayerStats) -> str:
+        return f"{row.rating:.0f} ± {row.deviation:.0f}"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # Statistics come from finished matches (and `manage.py rebuild_stats`), never typed in.
+        return False

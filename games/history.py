@@ -1,0 +1,332 @@
+"""Reads for the history pages, the leaderboard and the profile's statistics. No state changes here.
+
+Every page costs a constant number of queries: a count, the page's rows, and one prefetch of their
+seats and players. A player's history is one index range of PlayerResult (user, finished_at); the
+site-wide history reads FinishedMatch, whose indexes hold every filtered column, so counting and
+paging read an index only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.core.paginator import Page, Paginator
+from django.db.models import Prefetch, Q, QuerySet, prefetch_related_objects
+from django.utils import timezone
+
+from .catalog import GAMES
+from .models import FinishedMatch, Match, PlayerResult, PlayerStats, Seat
+
+PAGE_SIZE = 50
+LEADERBOARD_SIZE = 100
+LEADERBOARD_MIN_MATCHES = 10
+
+RESULT_CHOICES = [("", "Any result"), ("won", "Won"), ("lost", "Lost"), ("drawn", "Draw")]
+OPPONENT_CHOICES = [("", "Bots or people"), ("bots", "Against bots"), ("people", "Only people")]
+
+
+class HistoryFilterForm(forms.Form):
+    """The history filters, all optional; read from the query string."""
+
+    game = forms.ChoiceField(choices=[("", "Every game"), *((g.slug, g.name) for g in GAMES.values())],
+                             required=False)
+    player = forms.CharField(max_length=150, required=False, label="Player",
+                             widget=forms.TextInput(attrs={"placeholder": "username"}))
+    result = forms.ChoiceField(choices=RESULT_CHOICES, required=False)
+    opponents = forms.ChoiceField(choices=OPPONENT_CHOICES, required=False, label="Opponents")
+    date_from = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, *args: Any, fixed_player: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if fixed_player:
+            del self.fields["player"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        start, end = data.get("date_from"), data.get("date_to")
+        if start and end and start > end:
+            raise forms.ValidationError("The first day comes after the last one.")
+        return data
+
+
+@dataclass
+class HistoryRow:
+    """One finished match as a history row, with the result from the subject's point of view."""
+
+    match: Match
+    seats: list[Seat]
+    outcome: str  # won, lost, drawn, solo, or "" when the subject didn't play it
+    winners: list[str]
+
+    @property
+    def duration(self) -> dt.timedelta | None:
+        if self.match.started_at and self.match.finished_at:
+            return self.match.finished_at - self.match.started_at
+        return None
+
+    @property
+    def duration_text(self) -> str:
+        return format_duration(self.duration)
+
+    @property
+    def game_name(self) -> str:
+        return GAMES[self.match.game].name
+
+    @property
+    def score_label(self) -> str:
+        return GAMES[self.match.game].score_label
+
+
+@dataclass
+class HistoryPage:
+    """What a history page shows: the rows, the page, the subject and why any filter was refused."""
+
+    rows: list[HistoryRow]
+    page: Page
+    subject: Any
+    notice: str = ""
+
+
+def format_duration(value: dt.timedelta | None) -> str:
+    """A match length as people say it: "45 s", "12 min", "1 h 05 min"."""
+    if value is None:
+        return ""
+    seconds = max(0, int(value.total_seconds()))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def seat_outcome(match: Match, seat: int) -> str:
+    """won, lost, drawn or solo for one seat of a finished match, from the match's result."""
+    result = match.result or {}
+    if match.players == 1:
+        return PlayerResult.Outcome.SOLO
+    if result.get("draw"):
+        return PlayerResult.Outcome.DRAWN
+    return PlayerResult.Outcome.WON if seat in result.get("winners", []) else PlayerResult.Outcome.LOST
+
+
+def _day_start(day: dt.date) -> dt.datetime:
+    return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
+
+
+def _seats_prefetch() -> Prefetch:
+    # A plain list attribute: reading a prefetched manager with .all() clones a queryset per match.
+    return Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"), to_attr="seat_list")
+
+
+def _rows(matches: list[Match], subject: Any) -> list[HistoryRow]:
+    rows = []
+    for match in matches:
+        seats = match.seat_list
+        names = {seat.index: seat.user.name if seat.user else f"Seat {seat.index + 1}" for seat in seats}
+        winners = [names.get(i, f"Seat {i + 1}") for i in (match.result or {}).get("winners", [])]
+        mine = next((s for s in seats if subject is not None and s.user_id == subject.pk), None)
+        rows.append(HistoryRow(match, seats, seat_outcome(match, mine.index) if mine else "", winners))
+    return rows
+
+
+def _player_results(subject: Any, viewer: Any, data: dict[str, Any]) -> QuerySet[PlayerResult]:
+    """The subject's results, newest first; another viewer sees the private ones they played in too."""
+    results = PlayerResult.objects.filter(user=subject)
+    if not (viewer.is_authenticated and viewer.pk == subject.pk):
+        visible = Q(is_public=True)
+        if viewer.is_authenticated:
+            visible |= Q(match_id__in=PlayerResult.objects.filter(user=viewer).values("match_id"))
+        results = results.filter(visible)
+    if data.get("game"):
+        results = results.filter(game=data["game"])
+    if data.get("result"):
+        results = results.filter(outcome=data["result"])
+    if data.get("opponents"):
+        results = results.filter(vs_bots=data["opponents"] == "bots")
+    if data.get("date_from"):
+        results = results.filter(finished_at__gte=_day_start(data["date_from"]))
+    if data.get("date_to"):
+        results = results.filter(finished_at__lt=_day_start(data["date_to"] + dt.timedelta(days=1)))
+    return results.order_by("-finished_at", "-match_id")
+
+
+def _all_matches(viewer: Any, data: dict[str, Any]) -> QuerySet[FinishedMatch]:
+    """Every finished match the viewer may see (public ones and their own), newest first."""
+    listings = FinishedMatch.objects.all()
+    visible = Q(is_public=True)
+    if viewer.is_authenticated:
+        visible |= Q(match_id__in=PlayerResult.objects.filter(user=viewer).values("match_id"))
+    listings = listings.filter(visible)
+    if data.get("game"):
+        listings = listings.filter(game=data["game"])
+    if data.get("opponents"):
+        listings = listings.filter(with_bots=data["opponents"] == "bots")
+    if data.get("date_from"):
+        listings = listings.filter(finished_at__gte=_day_start(data["date_from"]))
+    if data.get("date_to"):
+        listings = listings.filter(finished_at__lt=_day_start(data["date_to"] + dt.timedelta(days=1)))
+    return listings.order_by("-finished_at", "-match_id")
+
+
+def history_page(viewer: Any, data: dict[str, Any], page_number: Any, subject: Any = None) -> HistoryPage:
+    """One page of finished matches: a player's (subject) or everyone's, filtered by the cleaned form data.
+
+    A result filter is relative to the subject; without one it applies to the signed-in viewer, and
+    is dropped (with a notice) for an anonymous visitor.
+    """
+    notice = ""
+    if data.get("result") and subject is None:
+        if viewer.is_authenticated:
+            subject = viewer
+        else:
+            notice = "Sign in, or choose a player, to filter by result."
+            data = {**data, "result": ""}
+    rows = _player_results(subject, viewer, data) if subject is not None else _all_matches(viewer, data)
+    page = Paginator(rows.select_related("match"), PAGE_SIZE).get_page(page_number)
+    matches = [row.match for row in page.object_list]
+    # One query for every seat (and its player) of the page's matches.
+    prefetch_related_objects(matches, _seats_prefetch())
+    return HistoryPage(rows=_rows(matches, subject or (viewer if viewer.is_authenticated else None)),
+                       page=page, subject=subject, notice=notice)
+
+
+def find_player(username: str) -> Any:
+    """The user with this username (any case), or None."""
+    user_model = get_user_model()
+    return user_model.objects.filter(username__iexact=username.strip()).first() if username.strip() else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Leaderboard
+
+
+def leaderboard(game: str, limit: int = LEADERBOARD_SIZE) -> list[PlayerStats]:
+    """The top people of a game by rating, among those with enough rated matches to be placed."""
+    return list(
+        PlayerStats.objects.filter(game=game, rated_matches__gte=LEADERBOARD_MIN_MATCHES, user__is_bot=False,
+                                   user__is_active=True)
+        .select_related("user")
+        .order_by("-rating", "user_id")[:limit]
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Profile: statistics per game and the rating chart
+
+CHART_WIDTH = 640
+CHART_HEIGHT = 220
+CHART_PAD_LEFT = 48
+CHART_PAD_RIGHT = 12
+CHART_PAD_TOP = 12
+CHART_PAD_BOTTOM = 28
+CHART_MAX_POINTS = 300
+
+
+@dataclass
+class StatsLine:
+    """One game's figures for the profile, with labels in the game's own terms."""
+
+    game: str
+    name: str
+    stats: PlayerStats
+    best_label: str
+    extras: list[tuple[str, int]]
+
+    @property
+    def rating_shown(self) -> bool:
+        return self.stats.rated_matches > 0
+
+
+def _best_label(game: str) -> str:
+    info = GAMES[game]
+    return f"{'Fewest' if info.lower_is_better else 'Most'} {info.score_label} in a match"
+
+
+def _extras(row: PlayerStats) -> list[tuple[str, int]]:
+    extras = []
+    if row.best_round_score is not None:
+        extras.append(("Lowest round score", row.best_round_score))
+    if row.best_solo_score is not None:
+        extras.append(("Best solo score", row.best_solo_score))
+    if row.best_placement is not None:
+        extras.append(("Best placement", row.best_placement))
+    return extras
+
+
+def _thin(points: list[tuple[dt.datetime, float]], limit: int) -> list[tuple[dt.datetime, float]]:
+    """At most `limit` points, evenly picked, always keeping the first and the latest."""
+    if len(points) <= limit:
+        return points
+    step = (len(points) - 1) / (limit - 1)
+    return [points[round(i * step)] for i in range(limit)]
+
+
+def rating_chart(series: dict[str, list[tuple[dt.datetime, float]]]) -> dict[str, Any] | None:
+    """The rating chart as SVG-ready numbers: one polyline per game, the y gridlines and the date labels."""
+    series = {game: points for game, points in series.items() if points}
+    if not series:
+        return None
+    times = [t for points in series.values() for t, _ in points]
+    values = [v for points in series.values() for _, v in points]
+    t0, t1 = min(times), max(times)
+    low = (min(values) // 100) * 100
+    high = (max(values) // 100 + 1) * 100
+    span = max(1.0, (t1 - t0).total_seconds())
+    inner_w = CHART_WIDTH - CHART_PAD_LEFT - CHART_PAD_RIGHT
+    inner_h = CHART_HEIGHT - CHART_PAD_TOP - CHART_PAD_BOTTOM
+
+    def x(t: dt.datetime) -> float:
+        if t1 == t0:
+            return CHART_PAD_LEFT + inner_w / 2
+        return CHART_PAD_LEFT + inner_w * (t - t0).total_seconds() / span
+
+    def y(v: float) -> float:
+        return CHART_PAD_TOP + inner_h * (1 - (v - low) / (high - low))
+
+    lines = []
+    for game, points in series.items():
+        points = _thin(points, CHART_MAX_POINTS)
+        coords = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in points)
+        last_t, last_v = points[-1]
+        lines.append({"game": game, "name": GAMES[game].name, "points": coords, "last_x": f"{x(last_t):.1f}",
+                      "last_y": f"{y(last_v):.1f}", "last": round(last_v)})
+    step = 100 if high - low <= 600 else 200 if high - low <= 1200 else 500
+    ticks = [{"value": v, "y": f"{y(v):.1f}"} for v in range(int(low), int(high) + 1, step)]
+    return {
+        "width": CHART_WIDTH,
+        "height": CHART_HEIGHT,
+        "left": CHART_PAD_LEFT,
+        "right": CHART_WIDTH - CHART_PAD_RIGHT,
+        "bottom": CHART_HEIGHT - CHART_PAD_BOTTOM,
+        "label_y": CHART_HEIGHT - 8,
+        "lines": lines,
+        "ticks": ticks,
+        "start": t0,
+        "end": t1,
+    }
+
+
+def profile_stats(user: Any) -> dict[str, Any]:
+    """The profile's games section: a line of figures per game played, and the rating chart (two queries)."""
+    rows = {row.game: row for row in PlayerStats.objects.filter(user=user)}
+    lines = [
+        StatsLine(game=slug, name=info.name, stats=rows[slug], best_label=_best_label(slug), extras=_extras(rows[slug]))
+        for slug, info in GAMES.items()
+        if slug in rows and rows[slug].played
+    ]
+    series: dict[str, list[tuple[dt.datetime, float]]] = {slug: [] for slug in GAMES}
+    if not user.is_bot:
+        history = (
+            PlayerResult.objects.filter(user=user, rated=True)
+            .order_by("finished_at", "match_id")
+            .values_list("game", "finished_at", "rating_after")
+        )
+        for game, finished_at, rating in history:
+            series[game].append((finished_at, rating))
+    return {"stats_lines": lines, "rating_chart": rating_chart(series), "stats_user": user}
