@@ -351,9 +351,11 @@ async def test_the_slower_of_two_racing_moves_gets_the_game_moved_on_and_the_fre
     check_view(moved_on[0], ENGINE.load(match.state), 0)  # the fresh position comes with the refusal
 
 
+@pytest.mark.parametrize("op", ["claim", "claim_bot"])
 async def test_an_absent_player_can_be_claimed_after_the_countdown(
-    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any, settings: Any, op: str
 ) -> None:
+    settings.GAMES_BOT_DELAY = 0
     match = await database_sync_to_async(start_gomori)(alice, bob)
     _, _, black = await ws_client(match.pk, alice)
     _, _, red = await ws_client(match.pk, bob)
@@ -366,7 +368,7 @@ async def test_an_absent_player_can_be_claimed_after_the_countdown(
     assert countdown and 55 <= int(countdown.group(1)) <= 60
     assert '"op": "claim", "seat": 0' in status and '"op": "claim_bot", "seat": 0' in status
 
-    await red.send_to(text_data=json.dumps({"op": "claim", "seat": 0}))
+    await red.send_to(text_data=json.dumps({"op": op, "seat": 0}))
     assert "Alice may still come back" in error_text(await red.receive_from(timeout=5))
     assert (await load(match.pk)).status == Match.Status.ACTIVE
 
@@ -374,11 +376,20 @@ async def test_an_absent_player_can_be_claimed_after_the_countdown(
     a_minute_ago = timezone.now() - timedelta(seconds=61)
     await database_sync_to_async(lambda: Seat.objects.filter(match=match, index=0).update(last_seen=a_minute_ago))()
     await database_sync_to_async(lambda: Match.objects.filter(pk=match.pk).update(turn_started_at=a_minute_ago))()
-    await red.send_to(text_data=json.dumps({"op": "claim", "seat": 0}))
-    status = section(await red.receive_from(timeout=5), "status")
-    assert "You won!" in status and "Alice left the match." in status
+    await red.send_to(text_data=json.dumps({"op": op, "seat": 0}))
+    update = await red.receive_from(timeout=5)
     match = await load(match.pk)
-    assert match.status == Match.Status.FINISHED and match.result["reason"] == "abandon"
+    if op == "claim":
+        status = section(update, "status")
+        assert "You won!" in status and "Alice left the match." in status
+        assert match.status == Match.Status.FINISHED and match.result["reason"] == "abandon"
+        return
+    # A bot took Alice's seat, and plays it at once (this process's bot runner, started by the sockets).
+    assert re.search(r'seat-0.*?<span class="badge">bot</span>', section(update, "players"), re.S)
+    assert match.status == Match.Status.ACTIVE and match.result["substituted"] == [0]
+    (bot_move,) = await receive(red, 1)
+    assert mentions(section(bot_move, "board"), (await database_sync_to_async(
+        lambda: Move.objects.get(match=match, number=1).action["card"])()))
 
 
 async def test_resign_and_rematch_over_the_socket(
