@@ -246,6 +246,11 @@ def _prepare_action(match: Match, seat: int, action: Any, now: Any) -> Any:
     return action
 
 
+# What a move changes on the match row (finishing included); the rest of the row stays as it is.
+_MOVE_FIELDS = ["version", "state", "turn_started_at", "rematch_votes", "bot_due_at", "status", "finished_at",
+                "result", "updated_at"]
+
+
 def _apply(match: Match, state: Any, seat: int, action: Any, note: str = "") -> Any:
     """Apply one checked action under the lock: append the move, save the state, finish if over."""
     engine = _engine(match)
@@ -261,7 +266,7 @@ def _apply(match: Match, state: Any, seat: int, action: Any, note: str = "") -> 
         _finish(match, engine.result(new_state), reason="normal", now=now)
     else:
         _schedule_bots(match, new_state)
-    match.save()
+    match.save(update_fields=_MOVE_FIELDS)
     _on_commit_broadcast(match.pk, match)
     return new_state
 
@@ -279,7 +284,6 @@ def act(*, match_id: int, user: Any, seat: int, action: Any, expected_version: i
             raise MatchMovedOn()
         state = _state(match)
         _apply(match, state, seat, action)
-        Seat.objects.filter(pk=holder.pk).update(last_seen=timezone.now())
     return match
 
 
