@@ -10,7 +10,6 @@ A run's places are numbered 1 (the low ace) to 14 (the high ace); 2..13 are the 
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -564,7 +563,7 @@ class RummyState:
     reshuffles: int
     idle_rounds: int  # full rounds in a row in which no card reached the table
     table_mark: int  # cards on the table at the end of the last full round
-    outcome: str | None  # "out" | "draw_rule" | "stalemate" | "blocked"
+    outcome: str | None  # "out" | "draw_rule" | "stalemate"
     winner: int | None
     final_scores: list[int]
     final_hands: list[list[str]] | None
@@ -603,6 +602,15 @@ def _sorted_hand(cards: list[str]) -> list[str]:
 
 def _table_count(state: RummyState) -> int:
     return sum(len(pack.cards) for pack in state.packs)
+
+
+def _plain(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists and scalars), faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
 
 
 def _hand_penalty(hand: list[str]) -> int:
@@ -934,14 +942,9 @@ class RummyEngine:
             return new
         if seat == PLAYERS - 1 and self._round_end(new):
             return new
-        self._refill(new)
         new.current = 1 - seat
         new.turns[new.current] += 1
         new.phase = "draw"
-        if not new.stock and not (new.discard and new.laid[new.current]):
-            self._finish(new, "blocked", None, [0, 0],
-                         f"{{s{new.current}}} can't draw: the stock is empty and the discard pile can't refill it. "
-                         "The game is a draw.")
         return new
 
     def _round_end(self, new: RummyState) -> bool:
@@ -964,7 +967,12 @@ class RummyEngine:
         return False
 
     def _refill(self, new: RummyState) -> None:
-        """When the stock is empty, the discard pile except its top card is shuffled into a new stock."""
+        """When the stock is empty, the discard pile except its top card is shuffled into a new stock.
+
+        Done right after the draw that empties the stock. Hands only shrink (a draw and a discard cancel
+        out; lay-downs and adds take cards away, a freed joker replaces the card that freed it), so at most
+        the 26 dealt cards are ever outside the stock and the pile: the pile then holds at least 80 cards,
+        and the stock is never empty when a player must draw."""
         if new.stock or len(new.discard) < 2:
             return
         cards = new.discard[:-1]
@@ -1008,7 +1016,7 @@ class RummyEngine:
             log.append({"seat": event["seat"], "text": text})
         last = None
         if state.last is not None:
-            last = copy.deepcopy(state.last)
+            last = _plain(state.last)
             for entry in last["actions"]:
                 if entry["type"] == "draw" and entry["from"] == "stock" and seat != last["seat"]:
                     entry["card"] = None
@@ -1082,32 +1090,31 @@ class RummyEngine:
             "final_scores": list(state.final_scores),
             "final_hands": None if state.final_hands is None else [list(h) for h in state.final_hands],
             "log": [dict(event) for event in state.log],
-            "last": copy.deepcopy(state.last),
+            "last": _plain(state.last),
         }
 
     def load(self, data: dict[str, Any]) -> RummyState:
         """The state dump() wrote."""
-        data = copy.deepcopy(data)
         return RummyState(
             seed=data["seed"],
             min_first_meld=data["min_first_meld"],
-            hands=data["hands"],
-            stock=data["stock"],
-            discard=data["discard"],
-            packs=[Pack(p["kind"], p["cards"], p["owner"], p["low"]) for p in data["packs"]],
-            laid=data["laid"],
+            hands=[list(hand) for hand in data["hands"]],
+            stock=list(data["stock"]),
+            discard=list(data["discard"]),
+            packs=[Pack(p["kind"], list(p["cards"]), p["owner"], p["low"]) for p in data["packs"]],
+            laid=list(data["laid"]),
             current=data["current"],
             phase=data["phase"],
-            turns=data["turns"],
+            turns=list(data["turns"]),
             reshuffles=data["reshuffles"],
             idle_rounds=data["idle_rounds"],
             table_mark=data["table_mark"],
             outcome=data["outcome"],
             winner=data["winner"],
-            final_scores=data["final_scores"],
-            final_hands=data["final_hands"],
-            log=data["log"],
-            last=data["last"],
+            final_scores=list(data["final_scores"]),
+            final_hands=None if data["final_hands"] is None else [list(h) for h in data["final_hands"]],
+            log=[dict(event) for event in data["log"]],
+            last=_plain(data["last"]),
         )
 
 
