@@ -97,3 +97,35 @@ def bulk_finished_matches(count: int, people: Sequence[Any], bots: Sequence[Any]
     Seat.objects.bulk_create(seats, batch_size=2000)
     stats.rebuild_all()
     return matches
+
+
+def play_with_bots(game: str, person: Any, levels: Sequence[str], *, seed: int, rng: random.Random,
+                   rated: bool = True, options: dict[str, Any] | None = None, max_moves: int = 5000) -> Match:
+    """A match of `person` (seat 0) against bot accounts, played to the end entirely by bots.
+
+    The bot seats act through services.play_bot_turn; the person's seat acts through services.act with
+    the game's strongest bot choosing, so every move takes the site's real road. Needs GAMES_BOT_DELAY=0.
+    """
+    bots = services.bots_module(game).BOTS
+    choose = bots[list(bots)[-1]]
+    match = services.create_match(
+        creator=person, game=game, players=len(levels) + 1, seats=[SeatSpec("bot", level) for level in levels],
+        seed=seed, rated=rated, options=options,
+    )
+    engine = get_engine(game)
+    for _ in range(max_moves):
+        match = fresh(match)
+        if match.status != Match.Status.ACTIVE:
+            return match
+        state = engine.load(match.state)
+        if 0 not in engine.must_act(state) and services.play_bot_turn(match_id=match.pk,
+                                                                     expected_version=match.version):
+            continue
+        if 0 not in engine.to_act(state):
+            raise AssertionError(f"{match}: no bot is due and the person may not act")
+        legal = engine.legal_actions(state, 0)
+        action, _reason = choose(engine.view(state, 0), legal, rng)
+        if action is None:
+            action = rng.choice(legal)
+        services.act(match_id=match.pk, user=person, seat=0, action=action, expected_version=match.version)
+    raise AssertionError(f"{match} did not finish in {max_moves} moves")
