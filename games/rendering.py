@@ -23,7 +23,7 @@ from .models import Match, Move, Seat
 FRAGMENTS = ("players", "status", "board", "hand", "log", "error")
 LOG_TAIL = 60
 BOT_REASONS = 4  # at most this many of a bot's reasons for its latest turn
-_SEAT_TOKEN = re.compile(r"\{s(\d)\}")
+_SEAT_TOKEN = re.compile(r"\{s(\d)\}(&#x27;s)?")
 
 
 def presenter(slug: str) -> Any:
@@ -102,16 +102,25 @@ def seat_names(meta: dict[str, Any]) -> list[str]:
 
 
 def format_event(text: str, names: list[str], viewer: int | None) -> SafeString:
-    """An engine log sentence with {sN} replaced by the escaped player name ("you" for the viewer)."""
+    """An engine log sentence with {sN} replaced by the escaped player name ("you"/"your" for the viewer).
+
+    Engines write a seat's possessive as "{sN}'s" and the actor's own things as "their": seen by that seat,
+    they read "your".
+    """
+    escaped = str(escape(text))
+    if viewer is not None and escaped.startswith(f"{{s{viewer}}}"):
+        escaped = re.sub(r"\btheir\b", "your", escaped)
 
     def name(found: re.Match[str]) -> str:
         index = int(found.group(1))
         if index == viewer:
-            return '<strong class="you">You</strong>'
+            word = "your" if found.group(2) else "you"
+            sentence_start = found.start() == 0 or escaped[: found.start()].endswith((". ", ": "))
+            return f'<strong class="you">{word.capitalize() if sentence_start else word}</strong>'
         label = names[index] if index < len(names) else f"Seat {index + 1}"
-        return f'<strong class="seat-{index}">{escape(label)}</strong>'
+        return f'<strong class="seat-{index}">{escape(label)}</strong>{found.group(2) or ""}'
 
-    return mark_safe(_SEAT_TOKEN.sub(name, str(escape(text))))
+    return mark_safe(_SEAT_TOKEN.sub(name, escaped))
 
 
 def table_context(
