@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import secrets
 import time
 from collections import deque
@@ -17,8 +18,9 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from . import services
 from .broadcast import seat_group, watch_group
 from .engines import IllegalAction, get_engine
+from .engines.columbo import SlapTooLate
 from .models import Match
-from .rendering import error_fragment, match_meta, presenter, render_fragments, table_context
+from .rendering import error_fragment, match_meta, presenter, render_fragments, seat_names, table_context
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +34,9 @@ MAX_FRAME_BYTES = 4096
 MAX_FRAMES_PER_SECOND = 20
 HEARTBEAT_SECONDS = 15
 OPS = {"resign", "claim", "claim_bot", "rematch"}
+# A slap that lost the race is told so; the winner's update, right behind, must not wipe the message at once.
+LATE_NOTICE_SECONDS = 4.0
+_SEAT_TOKEN = re.compile(r"\{s(\d)\}('s)?")
 
 
 def user_group(user_id: int) -> str:
@@ -86,6 +91,20 @@ def load_access(match_id: int, user: Any, code: str) -> tuple[Match | None, int 
     return match, seat.index if seat else None, allowed
 
 
+def name_seats(message: str, names: list[str], viewer: int | None) -> str:
+    """An engine sentence with its {sN} tokens as player names ("you"/"your" for the viewer), as plain text."""
+
+    def name(found: re.Match[str]) -> str:
+        index = int(found.group(1))
+        if index == viewer:
+            word = "your" if found.group(2) else "you"
+            start = found.start() == 0 or message[: found.start()].endswith((". ", ": "))
+            return word.capitalize() if start else word
+        return (names[index] if index < len(names) else f"Seat {index + 1}") + (found.group(2) or "")
+
+    return _SEAT_TOKEN.sub(name, message)
+
+
 def current_payload(match_id: int, seat: int | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """(meta, view) of a match as it is now, for one viewer."""
     match = Match.objects.get(pk=match_id)
@@ -123,6 +142,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         self.seat = seat
         self.ui: dict[str, Any] = {}
+        self.late: tuple[str, float] | None = None  # a lost slap's message and until when it stays up
         self.meta: dict[str, Any] | None = None
         self.view: dict[str, Any] | None = None
         self.recent: deque[float] = deque()
@@ -219,8 +239,16 @@ class MatchConsumer(AsyncWebsocketConsumer):
             )
         except services.MatchMovedOn as error:
             await self.send_current(error=str(error))
+        except SlapTooLate as error:
+            message = self.named(str(error))
+            self.late = (message, time.monotonic() + LATE_NOTICE_SECONDS)
+            await self.send_error(message)
         except (IllegalAction, services.ServiceError) as error:
-            await self.send_error(str(error))
+            await self.send_error(self.named(str(error)))
+
+    def named(self, message: str) -> str:
+        """A refusal with the players' names in place of the engine's {sN} tokens."""
+        return name_seats(message, seat_names(self.meta), self.seat) if self.meta else message
 
     async def handle_op(self, frame: dict[str, Any]) -> None:
         op = frame["op"]
@@ -258,6 +286,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     async def send_render(self, error: str = "", fragments: tuple[str, ...] | None = None) -> None:
         assert self.meta is not None
+        if not error and self.late is not None:
+            if self.late[1] > time.monotonic():
+                error = self.late[0]
+            else:
+                self.late = None
         context = table_context(self.meta, self.view, self.seat, self.ui, error=error)
         html = render_fragments(context) if fragments is None else render_fragments(context, fragments)
         await self.send(text_data=html)
@@ -270,7 +303,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if self.is_stale(event["meta"]["version"]):
             return
         self.meta, self.view = event["meta"], event["view"]
-        self.ui = {}
+        # A presenter may carry part of the selection into the new view (Columbo: its switches and flashes).
+        keep = getattr(presenter(self.meta["game"]), "keep_ui", None)
+        self.ui = keep(self.view, self.seat, self.ui) if keep is not None and self.view is not None else {}
         await self.send_render()
 
     async def match_html(self, event: dict[str, Any]) -> None:
