@@ -135,11 +135,12 @@ class _Words:
         self.names = names
         self.seat = seat
 
-    def name(self, s: int | None) -> str:
+    def name(self, s: int | None, start: bool = True) -> str:
+        """The seat's name; the viewer is "You" at the start of a sentence, "you" within one."""
         if s is None:
             return ""
         if s == self.seat:
-            return "You"
+            return "You" if start else "you"
         return self.names[s] if s < len(self.names) else f"Seat {s + 1}"
 
     def whose(self, s: int) -> str:
@@ -317,7 +318,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     # The pending card action.
     action_info = None
     if action is not None and playing:
-        next_name = words.name(view.get("current"))
+        next_name = words.name(view.get("current"), start=False)
         if my_action:
             if my_action["stage"] == "exchange" and pick is not None:
                 what = f"now choose the card to swap with {words.card_at(*pick)}."
@@ -344,7 +345,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
                 "mine": False,
                 "card": card(action["card"]),
                 "text": f"{words.name(action['seat'])} may {ACTION_OTHERS[action['kind']]} "
-                        f"({card_name(action['card'])}) until {next_name} {'draw' if next_name == 'You' else 'draws'}.",
+                        f"({card_name(action['card'])}) until {next_name} {'draw' if next_name == 'you' else 'draws'}.",
             }
 
     # The slap window and the last slap.
@@ -365,6 +366,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         t, k = last["target"]
         dealt = len(last.get("dealt") or [])
         slapper = words.name(last["seat"])
+        slapper_within = words.name(last["seat"], start=False)
         target = "their own" if t == last["seat"] and t != seat else words.whose(t)
         text = (f"{slapper} slapped {target} {slot_name(k)} card, the {card_name(last['card'])}, "
                 f"onto the {card_name(last['onto'])}: ")
@@ -372,17 +374,18 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
             text += "a match!" if t == last["seat"] else (
                 f"a match! {words.name(t)} {'take' if t == seat else 'takes'} {_cards(dealt)} from the stock.")
         else:
-            text += (f"no match. It goes back, and {slapper} {'take' if last['seat'] == seat else 'takes'} "
+            text += (f"no match. It goes back, and {slapper_within} {'take' if last['seat'] == seat else 'takes'} "
                      f"{_cards(dealt)}.")
         slap_news = {"text": text, "match": last["match"]}
 
     tap = view.get("tap")
     tap_info = None
     if tap is not None and playing:
-        left = [words.name(s) for s in tap["final_turns"]]
+        left = [words.name(s, start=False) for s in tap["final_turns"]]
         tapper = words.name(tap["seat"])
-        tap_info = f"{tapper} tapped: " + (", ".join(left) + (" have" if len(left) > 1 or left == ["You"] else " has")
-                                           + " one more turn." if left else "the round is ending.")
+        listed = ", ".join(left[:-1]) + " and " + left[-1] if len(left) > 1 else "".join(left)
+        verb = " have" if len(left) > 1 or left == ["you"] else " has"
+        tap_info = f"{tapper} tapped: " + (f"{listed}{verb} one more turn." if left else "the round is ending.")
 
     # The prompt in the status line (shown on the seat's turn).
     prompt = _prompt(view, seat, words, peek_first, drawn_name, top, bool(draw_discard), tap is None
