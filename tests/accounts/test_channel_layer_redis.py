@@ -39,14 +39,14 @@ async def test_group_send_reaches_two_consumers_through_redis(
 
     # Sent from this process's layer: both sockets of the user get it.
     await layer.group_send(f"user-{user.pk}", {"type": "notify.html", "html": "<p id=one>1</p>"})
-    assert await first.receive_from(timeout=5) == "<p id=one>1</p>"
-    assert await second.receive_from(timeout=5) == "<p id=one>1</p>"
+    assert await first.receive_from(timeout=10) == "<p id=one>1</p>"
+    assert await second.receive_from(timeout=10) == "<p id=one>1</p>"
 
     # Sent from a separate layer instance, as another server process would: it still arrives, via Redis.
     other_process = RedisChannelLayer(hosts=[os.environ["REDIS_URL"]])
     await other_process.group_send(f"user-{user.pk}", {"type": "notify.html", "html": "<p id=two>2</p>"})
-    assert await first.receive_from(timeout=5) == "<p id=two>2</p>"
-    assert await second.receive_from(timeout=5) == "<p id=two>2</p>"
+    assert await first.receive_from(timeout=10) == "<p id=two>2</p>"
+    assert await second.receive_from(timeout=10) == "<p id=two>2</p>"
 
     await first.disconnect()
     await second.disconnect()

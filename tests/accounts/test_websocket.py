@@ -44,5 +44,5 @@ async def test_signed_in_socket_is_accepted_and_gets_its_notifications(
     connected, _ = await communicator.connect()
     assert connected
     await get_channel_layer().group_send(f"user-{user.pk}", {"type": "notify.html", "html": "<p id=ping>hi</p>"})
-    assert await communicator.receive_from(timeout=3) == "<p id=ping>hi</p>"
+    assert await communicator.receive_from(timeout=10) == "<p id=ping>hi</p>"
     await communicator.disconnect()

@@ -171,7 +171,7 @@ def console_messages() -> list[str]:
 def page(browser: Any, asgi_server: str, console_messages: list[str], request: pytest.FixtureRequest) -> Iterator[Any]:
     """A new context and tab for this test, at the live server; screenshot and CSP check afterwards."""
     context = browser.new_context(base_url=asgi_server, viewport={"width": 1280, "height": 800})
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(20_000)
     tab = context.new_page()
     tab.on("console", lambda message: console_messages.append(f"{message.type}: {message.text}"))
     tab.on("pageerror", lambda error: console_messages.append(f"pageerror: {error}"))
