@@ -228,6 +228,17 @@ def test_leave_frees_the_seat_and_the_creator_leaving_cancels(alice: Any, bob: A
     assert match.result["reason"] == "cancelled"
 
 
+@pytest.mark.django_db(transaction=True)
+def test_two_people_racing_for_the_last_seat(alice: Any, bob: Any, carol: Any) -> None:
+    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], seed=SEED)
+    results = run_threads([partial(services.join_match, match_id=match.pk, user=user) for user in (bob, carol)])
+    kinds = sorted(kind if kind == "ok" else str(value) for kind, value in results)
+    assert kinds == ["This match is no longer waiting for players.", "ok"], results
+    match = fresh(match)
+    assert match.status == Match.Status.ACTIVE
+    assert match.seats.get(index=1).user_id in (bob.pk, carol.pk)
+
+
 # ---------------------------------------------------------------------------------------------
 # act
 
@@ -486,6 +497,17 @@ def test_rematch_rotates_seats_with_a_new_seed(gomori_match: Match, alice: Any, 
     # And it can be played: Bob is to act.
     play_to_empty_cell(rematch, bob)
     assert fresh(rematch).version == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_both_asking_for_a_rematch_at_once_makes_one(alice: Any, bob: Any, start_gomori: Any) -> None:
+    match = start_gomori(alice, bob)
+    services.resign(match_id=match.pk, user=alice)
+    results = run_threads([partial(services.offer_rematch, match_id=match.pk, user=user) for user in (alice, bob)])
+    assert [kind for kind, _ in results] == ["ok", "ok"], results
+    rematches = {value.pk for _, value in results if value is not None}
+    assert Match.objects.count() == 2
+    assert rematches == {fresh(match).rematch_id}
 
 
 def test_rematch_against_a_bot_starts_with_the_bot(alice: Any, settings: Any) -> None:
