@@ -1,0 +1,364 @@
+"""The Ruhd table: the board of square tiles, the shared open hand, placing and covering, and the score pad.
+
+Each tile is drawn as four triangles, one per side, in the side's colour with its number and a shape per colour
+(green ●, yellow ▲, blue ■, red ◆), so no side depends on telling colours apart. A turn is two steps: choose a
+tile (from the open hand, or a face-down tile on the board), turn it (buttons or the R key) and place it on a
+highlighted cell, whose badge tells what it would score; then choose a hand tile and the face-up tile it covers.
+The last placement's score is explained rule by rule beside the board, its scoring sides ringed on the board.
+
+The socket's selection: {"tile": id, "rotation": r} while placing, {"tile": id} while covering.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+
+from . import send, send_ui
+
+DIRECTIONS = ("up", "right", "down", "left")
+COLOURS = {"G": "green", "Y": "yellow", "B": "blue", "R": "red"}
+MARKS = {"G": "●", "Y": "▲", "B": "■", "R": "◆"}
+ROTATION_WORDS = ("as printed", "turned a quarter clockwise", "turned half round", "turned a quarter anticlockwise")
+ROTATION_DEGREES = ("0°", "90°", "180°", "270°")
+OUTCOMES = {
+    "different colours": "different colours: the difference",
+    "same colour and number": "same colour and number: that number",
+    "same colour, different numbers": "same colour, different numbers: nothing",
+}
+
+# Drawing a tile in a 100 x 100 box: per facing direction its triangle, a smaller copy inside it (the ring that
+# marks a scoring side), where its number goes and where its colour's shape goes.
+_AREAS = ("0,0 100,0 50,50", "100,0 100,100 50,50", "0,100 100,100 50,50", "0,0 0,100 50,50")
+_RINGS = ("9.7,4 90.3,4 50,44.3", "96,9.7 96,90.3 55.7,50", "90.3,96 9.7,96 50,55.7", "4,90.3 4,9.7 44.3,50")
+_NUMBERS = ((41, 31), (83, 53), (41, 89), (17, 53))
+_MARK_AT = ((62, 21), (83, 67), (62, 79), (17, 67))
+
+
+def _mark(colour: str, cx: float, cy: float) -> SafeString:
+    """The colour's shape centred on (cx, cy): green a circle, yellow a triangle, blue a square, red a diamond."""
+    if colour == "G":
+        return format_html('<circle class="mark" cx="{}" cy="{}" r="6"/>', cx, cy)
+    if colour == "Y":
+        shape = ((0, -7.5), (7.5, 5.5), (-7.5, 5.5))
+    elif colour == "B":
+        shape = ((-5.5, -5.5), (5.5, -5.5), (5.5, 5.5), (-5.5, 5.5))
+    else:
+        shape = ((0, -7.5), (7.5, 0), (0, 7.5), (-7.5, 0))
+    return format_html('<polygon class="mark" points="{}"/>', " ".join(f"{cx + x:g},{cy + y:g}" for x, y in shape))
+
+
+def _side_drawing(code: str, d: int) -> SafeString:
+    """One side ("G4") facing direction d: its triangle in its colour, its number and its colour's shape."""
+    colour, number = code[0], code[1:]
+    nx, ny = _NUMBERS[d]
+    return format_html(
+        '<g class="side side-{}"><polygon class="area" points="{}"/><text class="num" x="{}" y="{}">{}</text>{}</g>',
+        COLOURS[colour], _AREAS[d], nx, ny, number, _mark(colour, *_MARK_AT[d]),
+    )
+
+
+# Built once: the 16 sides in the 4 directions. The markup is fixed, so a tile is four lookups, not a template loop
+# (a board is redrawn for every viewer after every move).
+_SIDES = {(f"{c}{n}", d): _side_drawing(f"{c}{n}", d) for c in COLOURS for n in range(1, 5) for d in range(4)}
+
+
+def side_words(code: str) -> str:
+    """A side in words with its shape: "G4" -> "green 4 ●"."""
+    return f"{COLOURS[code[0]]} {code[1:]} {MARKS[code[0]]}"
+
+
+def facing(printed: list[str], rotation: int) -> list[str]:
+    """The sides facing up, right, down and left of a tile turned `rotation` quarter turns clockwise."""
+    return [printed[(d - rotation) % 4] for d in range(4)]
+
+
+def tile_label(tile: str, sides: list[str]) -> str:
+    """A tile for screen readers and tooltips: "T05: up green 2 ●, right green 1 ●, ..."."""
+    return f"{tile}: " + ", ".join(f"{DIRECTIONS[d]} {side_words(sides[d])}" for d in range(4))
+
+
+@lru_cache(maxsize=1024)
+def _faces(sides: tuple[str, str, str, str]) -> str:
+    """The four sides' markup, facing up, right, down and left."""
+    return "".join(_SIDES[(sides[d], d)] for d in range(4))
+
+
+def drawn(tile: str, sides: list[str], rings: list[dict[str, str]] | None = None, *,
+          decorative: bool = False) -> dict[str, Any]:
+    """A tile as an inline SVG (plus its id and words). Decorative when a button around it says what it is."""
+    label = tile_label(tile, sides)
+    a11y = mark_safe(' aria-hidden="true"') if decorative else format_html(' role="img" aria-label="{}"', label)
+    svg = format_html(
+        '<svg class="ruhd-tile" viewBox="0 0 100 100" focusable="false"{}>{}{}</svg>',
+        a11y,
+        mark_safe(_faces((sides[0], sides[1], sides[2], sides[3]))),  # built from format_html above
+        format_html_join("", '<polygon class="ring ring-{}" points="{}"/>',
+                         ((ring["kind"], ring["points"]) for ring in rings or [])),
+    )
+    return {"id": tile, "label": label, "rings": rings or [], "svg": svg}
+
+
+def _cell(value: Any) -> tuple[int, int] | None:
+    if isinstance(value, list | tuple) and len(value) == 2 and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
+        return (value[0], value[1])
+    return None
+
+
+def _rotation(value: Any) -> int:
+    return value % 4 if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _acting(view: dict[str, Any]) -> bool:
+    """Whether this view's seat has something to do now (a replay's views carry no legal actions)."""
+    return bool(view.get("legal")) and not view.get("over")
+
+
+def clean_ui(view: dict[str, Any], seat: int | None, raw: dict[str, Any]) -> dict[str, Any]:
+    """Keep a selection that still makes sense: a placeable tile and its turn, or a hand tile to cover with."""
+    if seat is None or not _acting(view):
+        return {}
+    tile = raw.get("tile")
+    if not isinstance(tile, str):
+        return {}
+    if view.get("phase") == "place":
+        if tile not in (view.get("legal_cells") or {}):
+            return {}
+        return {"tile": tile, "rotation": _rotation(raw.get("rotation"))}
+    if view.get("phase") == "cover" and tile in (view.get("hand") or []):
+        return {"tile": tile}
+    return {}
+
+
+def _selection(view: dict[str, Any], ui: dict[str, Any], acting: bool) -> tuple[str | None, int]:
+    """The tile in hand (validated again: the view may have moved on) and its rotation."""
+    if not acting:
+        return None, 0
+    chosen = clean_ui(view, view.get("seat"), ui) if view.get("seat") is not None else {}
+    tile = chosen.get("tile")
+    if tile is None and view.get("phase") == "cover" and len(view.get("hand") or []) == 1:
+        tile = view["hand"][0]  # only one tile can cover: it is chosen already
+    return tile, chosen.get("rotation", 0)
+
+
+Rings = dict[tuple[int, int], list[dict[str, str]]]
+
+
+def _pad(view: dict[str, Any], seat: int | None, names: list[str]) -> tuple[dict[str, Any] | None, Rings]:
+    """The last placement's score pad, and the rings it puts on the board: cell -> scoring sides."""
+    last = view.get("last_placement")
+    if not last:
+        return None, {}
+    rings: Rings = {}
+
+    def ring(at: list[int], direction: str, kind: str) -> None:
+        d = DIRECTIONS.index(direction)
+        cell = (at[0], at[1])
+        if not any(r["points"] == _RINGS[d] for r in rings.get(cell, [])):
+            rings.setdefault(cell, []).append({"points": _RINGS[d], "kind": kind})
+
+    rules = []
+    for item in last.get("breakdown") or []:
+        kind = item.get("rule")
+        points = item.get("points", 0)
+        if kind == "one_side":
+            label = "One side: it touches exactly one tile"
+        elif kind == "side":
+            direction = item["direction"]
+            label = (f"{direction.capitalize()} side: {side_words(item['side'])} against "
+                     f"{side_words(item['against'])}, {OUTCOMES.get(item['outcome'], item['outcome'])}")
+            if points:
+                ring(item["at"], direction, "side")
+                ring(item["neighbour"], DIRECTIONS[(DIRECTIONS.index(direction) + 2) % 4], "side")
+        elif kind == "pattern":
+            value = str(item["value"])
+            what = f"{COLOURS[value]}s {MARKS[value]}" if item["kind"] == "colour" else f"{value}s"
+            label = f"Pattern created: {what} facing {item['facing']}, {item['length']} in a row"
+            for at in item["cells"]:
+                ring(at, item["facing"], "pattern")
+        else:
+            label = item.get("text", kind or "")
+        rules.append({"label": label, "points": points, "kind": kind or "other"})
+    who = last.get("seat")
+    origin = "from the open hand"
+    if last.get("from") == "board":
+        origin = "taken back from the board"
+        if last.get("uncovered"):
+            origin += f", uncovering {last['uncovered']}"
+    pad = {
+        "points": last.get("points", 0),
+        "who": "You" if who == seat else (names[who] if isinstance(who, int) and who < len(names) else "Someone"),
+        "you": who == seat,
+        "tile": last.get("tile", ""),
+        "rotation": ROTATION_WORDS[_rotation(last.get("rotation"))],
+        "origin": origin,
+        "rules": rules,
+        "at": tuple(last["at"]) if _cell(last.get("at")) else None,
+    }
+    return pad, rings
+
+
+def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """The board grid, the open hand, the selection's controls, the prompt and the score pad for one viewer."""
+    acting = _acting(view) and seat is not None
+    phase = "over" if view.get("over") else view.get("phase", "place")
+    tiles: dict[str, list[str]] = view.get("tiles") or {}
+    hand: list[str] = view.get("hand") or []
+    selected, rotation = _selection(view, ui, acting)
+    placing = acting and phase == "place"
+    covering = acting and phase == "cover"
+
+    # What the selection allows: legal cells with the points of each, or the face-up tiles to cover.
+    targets: dict[tuple[int, int], int | None] = {}
+    best_by_rotation: list[int] = []
+    if placing and selected:
+        cells = (view.get("legal_cells") or {}).get(selected, [])
+        points = (view.get("cell_points") or {}).get(selected, [])
+        for i, at in enumerate(cells):
+            targets[(at[0], at[1])] = points[i][rotation] if i < len(points) else None
+        if points:
+            best_by_rotation = [max(p[r] for p in points) for r in range(4)]
+    cover_cells = {(at[0], at[1]) for at in view.get("cover_cells") or []} if covering else set()
+    best_here = max((p for p in targets.values() if p is not None), default=None)
+
+    pad, rings = _pad(view, seat, names)
+    board = view.get("board") or []
+    by_cell = {(entry["at"][0], entry["at"][1]): entry for entry in board}
+    recent = view.get("recent_face_down")
+    recent_at = tuple(recent["at"]) if recent else None
+    takeable = {(t["at"][0], t["at"][1]): t["tile"] for t in view.get("takeable") or []}
+    selected_sides = facing(tiles[selected], rotation) if selected and selected in tiles else None
+    ghost = drawn(selected, selected_sides, decorative=True) if placing and selected_sides else None
+
+    # The grid: the board and one cell around it (every legal cell is next to a tile), so it never jumps.
+    rows_at = [at[0] for at in by_cell]
+    cols_at = [at[1] for at in by_cell]
+    r0, r1 = (min(rows_at) - 1, max(rows_at) + 1) if rows_at else (0, 0)
+    c0, c1 = (min(cols_at) - 1, max(cols_at) + 1) if cols_at else (0, 0)
+
+    rows = []
+    for r in range(r0, r1 + 1):
+        cells = []
+        for c in range(c0, c1 + 1):
+            where = f"row {r - r0 + 1}, column {c - c0 + 1}"
+            entry = by_cell.get((r, c))
+            cell: dict[str, Any] = {"where": where, "classes": ["ruhd-cell"]}
+            if entry is not None and entry["face_up"]:
+                cell["kind"] = "up"
+                cell["tile"] = drawn(entry["tile"], entry["sides"], rings.get((r, c)),
+                                     decorative=(r, c) in cover_cells and bool(selected))
+                if pad and pad["at"] == (r, c):
+                    cell["classes"].append("placed")
+                    cell["score"] = pad["points"]
+                if (r, c) in cover_cells and selected:
+                    cell["classes"].append("coverable")
+                    cell["hx"] = send({"type": "cover", "tile": selected, "at": [r, c]})
+                    cell["aria"] = f"Cover {entry['tile']} ({where}) with {selected}, face-down"
+            elif entry is not None:
+                cover = entry["cover"]
+                cell["kind"] = "down"
+                cell["tile"] = drawn(cover, facing(tiles[cover], 0), decorative=True) if cover in tiles else None
+                cell["beneath"] = entry["tile"]
+                cell["title"] = f"Face-down {cover} ({where}); {entry['tile']} lies beneath"
+                if (r, c) == recent_at:
+                    cell["classes"].append("recent")
+                    cell["recent"] = True
+                    cell["title"] += "; covered most recently, so it can't be taken back yet"
+                if placing and (r, c) in takeable:
+                    cell["classes"].append("takeable")
+                    cell["hx"] = send_ui({"tile": cover, "rotation": 0})
+                    cell["aria"] = f"Take back the face-down {cover} ({where}) to place it"
+                    if selected == cover:
+                        cell["classes"].append("selected")
+                        cell["pressed"] = True
+            else:
+                cell["kind"] = "empty"
+                if (r, c) in targets:
+                    got = targets[(r, c)]
+                    cell["classes"].append("target")
+                    if got is not None and got == best_here:
+                        cell["classes"].append("best")
+                    cell["points"] = got
+                    cell["ghost"] = ghost
+                    cell["hx"] = send({"type": "place", "tile": selected, "at": [r, c], "rotation": rotation})
+                    cell["aria"] = f"Place {selected} here ({where})" + (
+                        f": {got} point{'' if got == 1 else 's'}" if got is not None else "")
+            cell["classes"] = " ".join(cell["classes"])
+            cells.append(cell)
+        rows.append(cells)
+
+    hand_tiles = []
+    for tile in hand:
+        item: dict[str, Any] = {"id": tile, "selected": tile == selected,
+                                "tile": drawn(tile, facing(tiles[tile], 0), decorative=placing or covering)}
+        if placing:
+            item["hx"] = send_ui({"tile": tile, "rotation": 0})
+            item["aria"] = f"Choose {tile} to place"
+            cells = (view.get("cell_points") or {}).get(tile)
+            if cells:
+                item["best"] = max(max(p) for p in cells)
+        elif covering:
+            item["hx"] = send_ui({"tile": tile})
+            item["aria"] = f"Cover with {tile}"
+        hand_tiles.append(item)
+
+    turner = None
+    if placing and selected_sides:
+        turner = {
+            "tile": drawn(selected, selected_sides),
+            "id": selected,
+            "from_board": selected not in hand,
+            "rotation": ROTATION_WORDS[rotation],
+            "clockwise": send_ui({"tile": selected, "rotation": (rotation + 1) % 4}),
+            "anticlockwise": send_ui({"tile": selected, "rotation": (rotation - 1) % 4}),
+            "choices": [
+                {
+                    "degrees": ROTATION_DEGREES[r],
+                    "best": best_by_rotation[r] if best_by_rotation else None,
+                    "current": r == rotation,
+                    "hx": send_ui({"tile": selected, "rotation": r}),
+                }
+                for r in range(4)
+            ],
+        }
+
+    turn = view.get("turn")
+    turn_text = None
+    if isinstance(turn, int):
+        whose = names[turn] if turn < len(names) else f"Seat {turn + 1}"
+        turn_text = "Your turn" if turn == seat else f"{whose}’s turn"
+
+    if phase == "cover":
+        prompt = (f"Now cover a face-up tile: choose the one {selected} goes face-down on." if selected
+                  else "Now cover a face-up tile: choose a tile from the open hand to cover it with.")
+    elif selected:
+        prompt = (f"Turn {selected} (the buttons, or the R key), then place it on a highlighted cell: "
+                  "each shows what it would score.")
+    elif takeable:
+        prompt = "Choose a tile to place: one from the open hand, or a face-down tile on the board."
+    else:
+        prompt = "Choose a tile from the open hand to place."
+
+    return {
+        "rows": rows,
+        "columns": c1 - c0 + 1,
+        "hand": hand_tiles,
+        "deck": view.get("deck", 0),
+        "set_aside": view.get("set_aside", 0),
+        "phase": phase,
+        "acting": acting,
+        "placing": placing,
+        "covering": covering,
+        "selected": selected,
+        "turner": turner,
+        "cancel": send_ui({}) if acting and selected and not (covering and len(hand) == 1) else None,
+        "pad": pad,
+        "turn_text": turn_text,
+        "prompt": prompt,
+        "legend": [{"colour": COLOURS[c], "mark": MARKS[c]} for c in COLOURS],
+    }
