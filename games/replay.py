@@ -122,6 +122,8 @@ def _check_header(data: Any) -> tuple[str, int, int, dict[str, Any]]:
     engine = get_engine(game)
     players, seed, options = data.get("players"), data.get("seed"), data.get("options") or {}
     if not _int(players) or not engine.min_players <= players <= engine.max_players:
+        if engine.min_players == engine.max_players:
+            raise ReplayError(f"{engine.name} is for exactly {engine.min_players} players.")
         raise ReplayError(f"{engine.name} is for {engine.min_players} to {engine.max_players} players.")
     if not _int(seed):
         raise ReplayError("The seed must be a whole number.")
