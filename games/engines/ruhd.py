@@ -339,9 +339,11 @@ class RuhdEngine:
         """A fresh game: 2x2 start, 5 tiles per player in the deck, 4 of them in the open hand."""
         if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
             raise IllegalAction("Ruhd is played by 2 to 4 players.")
+        if not isinstance(seed, (int, str)) or isinstance(seed, bool):
+            raise IllegalAction("The seed must be an integer.")
+        if options is not None and not isinstance(options, dict):
+            raise IllegalAction("The options must be an object.")
         if options:
-            if not isinstance(options, dict):
-                raise IllegalAction("The options must be an object.")
             raise IllegalAction(f"Ruhd has no option '{next(iter(options))}'.")
         used = 4 + DECK_PER_PLAYER * players
         if deal is None:
@@ -351,7 +353,7 @@ class RuhdEngine:
             order = self._parse_deal(deal, used)
         start, deck = order[:4], tuple(order[4:used])
         in_play = set(order[:used])
-        set_aside = tuple(t for t in order[used:]) if deal is None else tuple(
+        set_aside = tuple(order[used:]) if deal is None else tuple(
             t for t in range(len(TILE_IDS)) if t not in in_play)
         board: dict[Cell, Stack] = {cell: (t, 0, -1) for cell, t in zip(START_CELLS, start, strict=True)}
         hand, deck = deck[:HAND_SIZE], deck[HAND_SIZE:]
@@ -516,12 +518,12 @@ class RuhdEngine:
             "points": points, "breakdown": breakdown,
         }
         if source is None:
-            origin = "from the open hand"
+            what = f"{{s{seat}}} placed {tile_id} from the open hand on {cell_text(cell)}"
         else:
-            origin = f"taken back from {cell_text(source)} (uncovering {TILE_IDS[uncovered or 0]})"
-        why = "; ".join(item["text"] for item in breakdown) or "it touches nothing that scores"
-        events = [{"seat": seat, "text": f"{{s{seat}}} placed {tile_id} {origin} on {cell_text(cell)} at rotation "
-                                         f"{rotation} for {_points_text(points)}: {why}."}]
+            what = (f"{{s{seat}}} took {tile_id} back from {cell_text(source)}, uncovering {TILE_IDS[uncovered or 0]}, "
+                    f"and placed it on {cell_text(cell)}")
+        why = "; ".join(item["text"] for item in breakdown)
+        events = [{"seat": seat, "text": f"{what} at rotation {rotation} for {_points_text(points)}: {why}."}]
         deck = state.deck
         refilled: list[str] = []
         if not hand and deck:

@@ -181,6 +181,10 @@ def test_player_count_and_options_are_checked() -> None:
             E.new_game(players, seed=0)  # type: ignore[arg-type]
     with pytest.raises(IllegalAction):
         E.new_game(2, seed=0, options={"rounds": 3})
+    with pytest.raises(IllegalAction):
+        E.new_game(2, seed=0, options=[])  # type: ignore[arg-type]
+    with pytest.raises(IllegalAction):
+        E.new_game(2, seed=[1])  # type: ignore[arg-type]
     assert E.new_game(2, seed=0, options={}).players == 2
     assert (E.min_players, E.max_players, E.slug, E.name, E.default_options) == (2, 4, "ruhd", "Ruhd", {})
 
@@ -329,6 +333,8 @@ def test_taking_a_face_down_tile_uncovers_the_tile_beneath_and_uncovering_scores
     record = state.last_placement
     assert record is not None
     assert record["from"] == "board" and record["taken_from"] == [0, 1] and record["uncovered"] == "T40"
+    assert state.log[-1]["text"].startswith(
+        "{s0} took T30 back from [0,1], uncovering T40, and placed it on [2,0] at rotation 0 for ")
     assert next(e for e in E.view(state, None)["board"] if e["at"] == [0, 1])["face_up"] is True
     # The red row is whole again, but only the placement on [2,0] scores.
     assert all([0, 1] not in cells for *_, cells in patterns(state))
@@ -524,6 +530,26 @@ def test_covering_a_pattern_breaks_it_so_it_can_score_again() -> None:
     assert broken.last_placement["points"] == kept.last_placement["points"] + 2
 
 
+def test_cell_tables_score_like_the_rules() -> None:
+    # The fast per-side tables (hints, bots) agree with the rule-by-rule scoring on real boards.
+    from games.engines.ruhd import FACING, cell_table, face_up_map, frontier, score_placement, table_points
+
+    checked = 0
+    for seed in range(25):
+        state = E.new_game(2 + seed % 3, seed=seed)
+        rng = random.Random(seed)
+        while not E.is_over(state):
+            up = face_up_map(state.board)
+            for cell in frontier(state.board):
+                table = cell_table(up, cell)
+                for tile in rng.sample(range(48), 6):
+                    for r in range(4):
+                        assert table_points(table, FACING[tile][r]) == score_placement(up, cell, FACING[tile][r])
+                        checked += 1
+            state = act(state, rng.choice(E.legal_actions(state, E.to_act(state)[0])))
+    assert checked > 10_000
+
+
 def test_pattern_needs_both_parts_shorter_than_3() -> None:
     # Unit check of the rule on hand-made boards: run lengths on each side of the placed tile.
     from games.engines.ruhd import score_placement
@@ -616,7 +642,8 @@ def test_log_uses_seat_tokens_and_describes_each_action() -> None:
     state = turn(state, place("T02", (-1, 0), 1), cover("T30", (1, 0)))
     log = E.view(state, None)["log"]
     assert log[0]["seat"] is None and "starting board" in log[0]["text"]
-    assert log[1]["seat"] == 0 and log[1]["text"].startswith("{s0} placed T02 from the open hand on [-1,0]")
+    assert log[1]["seat"] == 0 and log[1]["text"].startswith(
+        "{s0} placed T02 from the open hand on [-1,0] at rotation 1 for ")
     assert log[2] == {"seat": 0, "text": "{s0} covered T21 on [1,0] with T30, face-down."}
     for seed in range(20):
         state = E.new_game(3, seed=seed)
