@@ -6,6 +6,19 @@ discards their last card wins. Standard library only; `apply` never mutates its 
 
 Packs on the table are numbered from 0 in the order they were laid; an add action's "pack" is that number.
 A run's places are numbered 1 (the low ace) to 14 (the high ace); 2..13 are the cards 2..K.
+
+Points the rules file leaves open, as settled here:
+- A set may hold two jokers even beside a single natural card (K♥ + two black jokers); a set's joker stands
+  for any missing suit of its colour, and adding a natural card of such a suit always frees it.
+- A run may hold both aces only as the full run A..K..A (14 cards).
+- An add's "end" is required exactly when the place is open to choice: a joker on a run, or an ace that
+  could go at either end of a run (a run from 2 to K, or one whose other ace place holds a joker);
+  anywhere else it is refused.
+- A lay-down's packs may come in any order (laid in that order) and a set's cards in any order; runs are
+  ascending. legal_actions lists each distinct lay-down once, in a fixed order.
+- The stock is refilled right after the draw that empties it; it can never run dry (see _refill).
+- Safeguard: after STALEMATE_ROUNDS full rounds in a row without a card reaching the table the game is a
+  draw, so every game ends. A drawn game scores 0 for both.
 """
 
 from __future__ import annotations
@@ -43,7 +56,6 @@ RANK_POS: dict[str, int] = {rank: i + 1 for i, rank in enumerate(RANKS)}  # A=1,
 POS_RANK: dict[int, str] = {**{i + 1: rank for i, rank in enumerate(RANKS)}, 14: "A"}
 SUIT_JOKER: dict[str, str] = {"C": "XB", "S": "XB", "D": "XR", "H": "XR"}
 JOKER_SUITS: dict[str, tuple[str, str]] = {"XR": ("D", "H"), "XB": ("C", "S")}
-JOKER_COLOUR: dict[str, str] = {"XR": "red", "XB": "black"}
 SUIT_INDEX: dict[str, int] = {suit: i for i, suit in enumerate(SUITS)}
 NATURALS: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
 ALL_CODES: frozenset[str] = frozenset((*NATURALS, *JOKERS))
@@ -268,12 +280,11 @@ def _accepts(pack: Pack) -> dict[str, list[tuple[str | None, int]]]:
     for card, found in out.items():
         if len(found) == 2:  # an ace that could take either end: the action names it
             out[card] = [("low", found[0][1]), ("high", found[1][1])]
-    joker = SUIT_JOKER[suit]
-    ends = [("low", low - 1)] if low > 1 else []
+    ends: list[tuple[str | None, int]] = [("low", low - 1)] if low > 1 else []
     if high < MAX_RUN:
         ends.append(("high", high + 1))
     if ends:
-        out[joker] = list(ends)  # type: ignore[arg-type]
+        out[SUIT_JOKER[suit]] = ends
     return out
 
 
@@ -365,14 +376,11 @@ Candidate = tuple[tuple[str, ...], int, int, int]  # cards, value, multiset used
 # so "does this pack still fit in what is left" is one subtraction and one mask.
 CODE_SHIFT: dict[str, int] = {code: 3 * i for i, code in enumerate((*NATURALS, *JOKERS))}
 GUARD: int = sum(4 << shift for shift in CODE_SHIFT.values())
-
-
+BIT: dict[str, int] = {code: 1 << shift for code, shift in CODE_SHIFT.items()}
+# The code at each run place of each suit ("" at place 0).
 RUN_CODES: dict[str, list[str]] = {
     suit: ["", *(POS_RANK[place] + suit for place in range(1, MAX_RUN + 1))] for suit in SUITS
 }
-
-
-BIT: dict[str, int] = {code: 1 << shift for code, shift in CODE_SHIFT.items()}
 
 
 def multiset(cards: list[str] | tuple[str, ...] | dict[str, int]) -> int:
