@@ -237,6 +237,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await database_sync_to_async(services.act)(
                 match_id=self.match_id, user=self.user, seat=self.seat, action=action, expected_version=expected
             )
+            self.late = None  # this socket's own move went through: an older "too late" is no longer news
         except services.MatchMovedOn as error:
             await self.send_current(error=str(error))
         except SlapTooLate as error:
