@@ -13,6 +13,8 @@ from django.utils.cache import get_conditional_response, patch_cache_control, qu
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_safe
 
+from games.history import profile_stats
+
 from .avatars import generated_avatar_version, remove_avatar, render_generated_avatar, set_avatar
 from .forms import ProfileForm, SignUpForm
 from .models import User
@@ -51,7 +53,11 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     return render(
         request,
         "accounts/profile.html",
-        {"profile_user": profile_user, "is_own": request.user.is_authenticated and request.user.pk == profile_user.pk},
+        {
+            "profile_user": profile_user,
+            "is_own": request.user.is_authenticated and request.user.pk == profile_user.pk,
+            **profile_stats(profile_user),
+        },
     )
 
 
