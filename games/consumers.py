@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from . import services
-from .broadcast import seat_group, watch_group
+from .broadcast import seat_group, spectator_html, watch_group
 from .engines import IllegalAction, get_engine
 from .engines.columbo import SlapTooLate
 from .models import Match
@@ -309,8 +309,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
         self.ui = keep(self.view, self.seat, self.ui) if keep is not None and self.view is not None else {}
         await self.send_render()
 
-    async def match_html(self, event: dict[str, Any]) -> None:
-        """The spectators' shared rendering."""
-        if self.is_stale(event["version"]):
+    async def match_watch(self, event: dict[str, Any]) -> None:
+        """The spectators' view after a change, rendered once per process and shared by its spectators."""
+        if self.is_stale(event["meta"]["version"]):
             return
-        await self.send(text_data=event["html"])
+        self.meta, self.view = event["meta"], event["view"]
+        await self.send(text_data=spectator_html(event["meta"], event["view"]))
