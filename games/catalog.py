@@ -101,6 +101,10 @@ assert set(GAMES) == set(SLUGS)
 def clean_options(slug: str, raw: dict[str, Any]) -> dict[str, Any]:
     """The engine's default options overlaid with the offered options the request set; ValueError if bad."""
     info = GAMES[slug]
+    known = {spec.name for spec in info.options}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ValueError(f"{info.name} has no option {unknown[0]!r}.")
     options = dict(info.engine.default_options)
     for spec in info.options:
         if spec.name in raw and raw[spec.name] not in (None, ""):

@@ -31,6 +31,11 @@ class CreateMatchForm(forms.Form):
             label="Players", choices=[(n, str(n)) for n in counts], coerce=int, initial=min(2, counts[-1])
             if counts[0] <= 2 else counts[0],
         )
+        bots = [(key, label) for key, label in seat_choices(info.slug) if key.startswith("bot:")]
+        self.fields["seat_0"] = forms.ChoiceField(
+            label="Seat 1", choices=[("me", "Me"), *bots], initial="me", required=False,
+            help_text="Put a bot here to watch bots play each other.",
+        )
         choices = seat_choices(info.slug)
         default_seat = next((key for key, _ in choices if key.startswith("bot:")), "open")
         for index in range(1, engine.max_players):
@@ -53,7 +58,7 @@ class CreateMatchForm(forms.Form):
 
     @property
     def seat_fields(self) -> list[forms.BoundField]:
-        return [self[f"seat_{i}"] for i in range(1, self.info.engine.max_players)]
+        return [self[f"seat_{i}"] for i in range(0, self.info.engine.max_players)]
 
     @property
     def option_fields(self) -> list[forms.BoundField]:
@@ -68,6 +73,11 @@ class CreateMatchForm(forms.Form):
             else:
                 specs.append(SeatSpec(raw))
         return specs
+
+    def first_seat_bot(self) -> str:
+        """The bot level for seat 1 when the creator watches instead of playing; "" when the creator plays."""
+        raw = self.cleaned_data.get("seat_0") or "me"
+        return raw[4:] if raw.startswith("bot:") else ""
 
     def options(self) -> dict[str, Any]:
         return {spec.name: self.cleaned_data[f"opt_{spec.name}"] for spec in self.info.options}

@@ -42,10 +42,7 @@ def watchable_matches(user: Any, limit: int = 20) -> list[Match]:
 
 def recent_finished(user: Any, limit: int = 10) -> list[Match]:
     matches = Match.objects.filter(status=Match.Status.FINISHED)
-    if user.is_authenticated:
-        matches = matches.filter(seats__user=user)
-    else:
-        matches = matches.filter(is_public=True)
+    matches = matches.filter(seats__user=user) if user.is_authenticated else matches.filter(is_public=True)
     return list(_with_seats(matches.distinct().order_by("-finished_at"))[:limit])
 
 

@@ -122,8 +122,12 @@ def create_match(
     is_public: bool = True,
     rated: bool = True,
     seed: int | None = None,
+    first_seat_bot: str = "",
 ) -> Match:
-    """A new match with the creator in seat 0 and the other seats as asked; it starts once all are filled."""
+    """A new match with the creator in seat 0 and the other seats as asked; it starts once all are filled.
+
+    With `first_seat_bot` (a bot level) a bot takes seat 0 instead and the creator watches: with bots in
+    every other seat too, that is a bot-against-bot match."""
     if game not in GAMES:
         raise ServiceError("Choose one of the four games.")
     engine = get_engine(game)
@@ -151,7 +155,8 @@ def create_match(
             created_by=creator,
         )
         now = timezone.now()
-        Seat.objects.create(match=match, index=0, user=creator, joined_at=now)
+        first = bot_user(game, first_seat_bot) if first_seat_bot else creator
+        Seat.objects.create(match=match, index=0, user=first, joined_at=now)
         for index, spec in enumerate(seats, start=1):
             user = bot_user(game, spec.level) if spec.kind == "bot" else None
             Seat.objects.create(

@@ -9,7 +9,7 @@ from . import card, send, send_ui
 
 
 def _cell(value: Any) -> tuple[int, int] | None:
-    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+    if isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value):
         return (value[0], value[1])
     return None
 
@@ -28,7 +28,7 @@ def clean_ui(view: dict[str, Any], seat: int | None, raw: dict[str, Any]) -> dic
 
 def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
     legal = view.get("legal") or []
-    version = None  # Gomori's actions are all checked by the engine; a stale one is refused as illegal anyway
+    version = None  # the board's form carries the version the page shows (templates/games/tables/gomori.html)
     selected = ui.get("card")
     king_at = tuple(ui["at"]) if ui.get("at") else None
     stacks = {tuple(f["at"]): f for f in view["field"]}
@@ -86,7 +86,9 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
                 entry.update(hx=target["send"], aria=f"Play the {card_name(selected)} here ({where})")
                 classes.append("target")
             elif target:
-                entry.update(hx=target["ui"], aria=f"Play the {card_name(selected)} here ({where}), then choose its target")
+                entry.update(
+                    hx=target["ui"], aria=f"Play the {card_name(selected)} here ({where}), then choose its target"
+                )
                 classes.append("target")
             elif (r, c) in king_targets:
                 entry.update(hx=king_targets[(r, c)], aria=f"Turn the {entry['top_name']} face-down ({entry['label']})")
@@ -105,7 +107,12 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
 
     playable_cards = {a["card"] for a in legal}
     hand = [
-        {**card(code), "playable": code in playable_cards, "selected": code == selected, "select": send_ui({"card": code})}
+        {
+            **card(code),
+            "playable": code in playable_cards,
+            "selected": code == selected,
+            "select": send_ui({"card": code}),
+        }
         for code in (view.get("hand") or [])
     ]
     if king_at is not None:

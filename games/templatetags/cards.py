@@ -18,7 +18,7 @@ def card_face(card: dict[str, Any] | None) -> SafeString | str:
         return ""
     classes = "card" + (" card-red" if card["red"] else "") + (" card-joker" if card.get("joker") else "")
     return format_html(
-        '<span class="{}" title="{}"><span class="card-rank">{}</span><span class="card-suit" aria-hidden="true">{}</span>'
-        '<span class="visually-hidden">{}</span></span>',
+        '<span class="{}" title="{}"><span class="card-rank">{}</span>'
+        '<span class="card-suit" aria-hidden="true">{}</span><span class="visually-hidden">{}</span></span>',
         classes, card["name"], card["rank"], card["suit"], card["name"],
     )
