@@ -23,6 +23,7 @@ class CreateMatchForm(forms.Form):
 
     def __init__(self, info: GameInfo, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("prefix", info.slug)
+        kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         self.info = info
         engine = info.engine
@@ -37,7 +38,8 @@ class CreateMatchForm(forms.Form):
             help_text="Put a bot here to watch bots play each other.",
         )
         choices = seat_choices(info.slug)
-        default_seat = next((key for key, _ in choices if key.startswith("bot:")), "open")
+        bot_keys = [key for key, _ in choices if key.startswith("bot:")]
+        default_seat = "bot:reference" if "bot:reference" in bot_keys else (bot_keys[0] if bot_keys else "open")
         for index in range(1, engine.max_players):
             self.fields[f"seat_{index}"] = forms.ChoiceField(
                 label=f"Seat {index + 1}", choices=choices, initial=default_seat, required=False
