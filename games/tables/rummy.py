@@ -113,6 +113,16 @@ def why_not_pack(cards: list[str]) -> str:
     return "These cards can't be laid as one pack."
 
 
+def _may_grow(cards: list[str]) -> bool:
+    """Whether a few more cards could make these a pack: one rank in different suits, or one suit."""
+    naturals = [c for c in cards if c not in JOKER_SUITS]
+    if len(naturals) < 2:
+        return True
+    if len({RANK[c] for c in naturals}) == 1:
+        return len({SUIT[c] for c in naturals}) == len(naturals)
+    return len({SUIT[c] for c in naturals}) == 1 and len(set(naturals)) == len(naturals)
+
+
 def describe_pack(kind: str, cards: list[str], low: int = 0) -> str:
     """"Set of kings", "Run of hearts, 4 to 8"."""
     naturals = [c for c in cards if c not in JOKER_SUITS]
@@ -456,8 +466,13 @@ def _selection(view: dict[str, Any], seat: int | None, state: dict[str, Any], my
         melds = {_meld_key(a["packs"]) for a in legal if a["type"] == "meld"}
         if not state["building"] and _meld_key([laid]) in melds:
             out["lay"] = {"send": send({"type": "meld", "packs": [laid]}), "value": value}
-    elif len(cards) >= 2:
+    elif len(cards) >= 3:
         out["problem"] = why_not_pack(cards)
+    elif len(cards) == 2:
+        if _may_grow(cards):
+            out["more"] = "select a third card to make a pack."
+        else:
+            out["problem"] = "these two can't be in one pack: a set is one rank in different suits, a run one suit."
     if len(cards) == 1:
         code = cards[0]
         discard = {"type": "discard", "card": code}
@@ -628,6 +643,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         "stock": {"count": view["stock_count"], "send": stock},
         "discard": {"top": card(top), "count": view["discard_count"], "send": take, "hint": take_hint},
         "minimum": minimum,
+        "minimum_matters": not all(view["laid_down"]),
         "packs": _packs(view, targets, names, seat),
         "over": view.get("over"),
         "final": _final(view, seat, names),
