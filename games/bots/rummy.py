@@ -25,6 +25,7 @@ from games.engines.rummy import (
 
 
 def _by_type(legal: list[Action]) -> dict[str, list[Action]]:
+    """The legal actions grouped by type, in their listed order."""
     out: dict[str, list[Action]] = {"draw": [], "meld": [], "add": [], "discard": []}
     for action in legal:
         out[action["type"]].append(action)
