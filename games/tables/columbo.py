@@ -483,7 +483,7 @@ def _results(view: dict[str, Any], words: _Words) -> dict[str, Any] | None:
             "name": words.name(s),
             "columns": columns,
             "points": last["points"][s],
-            "penalty": last["penalties"][s],
+            "penalty": last["penalties"][s] if players > 1 else 0,  # solo scores the hand its own way
             "score": last["scores"][s],
             "total": last["totals"][s],
             "tapper": last["tapper"] == s,
@@ -492,7 +492,7 @@ def _results(view: dict[str, Any], words: _Words) -> dict[str, Any] | None:
     low = min(last["totals"])
     for row in rows:
         row["leading"] = players > 1 and row["total"] == low
-    ended = {"tap": f"{words.name(last['tapper'])} tapped" if last.get("tapper") is not None else "a tap",
+    ended = {"tap": f"{words.name(last['tapper'], start=False)} tapped" if last.get("tapper") is not None else "a tap",
              "stock": "nothing was left to draw"}.get(last["ended_by"], last["ended_by"])
     history = [{"round": r["round"], "scores": r["scores"]} for r in view.get("rounds_played") or []]
     fresh = view.get("over") or (view["phase"] == "peek" and last["round"] == view["round"] - 1)
