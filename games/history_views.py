@@ -144,7 +144,7 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
                 for seat in seats_shown}
     panels = [
         Panel(
-            label="The table" if seat is None else names[seat],
+            label="The table" if seat is None else f"{names[seat]}’s view",
             seat=seat,
             board=mark_safe(render_to_string(contexts[seat]["board_template"], contexts[seat])),
             hand=mark_safe(render_to_string(contexts[seat]["hand_template"], contexts[seat])),
