@@ -11,6 +11,7 @@ The socket's selection: {"tile": id, "rotation": r} while placing, {"tile": id} 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -149,6 +150,27 @@ def _selection(view: dict[str, Any], ui: dict[str, Any], acting: bool) -> tuple[
 Rings = dict[tuple[int, int], list[dict[str, str]]]
 
 
+def _rule_label(item: dict[str, Any], ring: Callable[[list[int], str, str], None]) -> str:
+    """One rule that fired, in words with the colours' shapes; rings the sides it involves (those that scored)."""
+    kind = item["rule"]
+    if kind == "one_side":
+        return "One side: it touches exactly one tile"
+    if kind == "side":
+        direction = item["direction"]
+        if item["points"]:
+            ring(item["at"], direction, "side")
+            ring(item["neighbour"], DIRECTIONS[(DIRECTIONS.index(direction) + 2) % 4], "side")
+        return (f"{direction.capitalize()} side: {side_words(item['side'])} against {side_words(item['against'])}, "
+                f"{OUTCOMES.get(item['outcome'], item['outcome'])}")
+    if kind == "pattern":
+        value = str(item["value"])
+        what = f"{COLOURS[value]}s {MARKS[value]}" if item["kind"] == "colour" else f"{value}s"
+        for at in item["cells"]:
+            ring(at, item["facing"], "pattern")
+        return f"Pattern created: {what} facing {item['facing']}, {item['length']} in a row"
+    return str(item["text"])
+
+
 def _pad(view: dict[str, Any], seat: int | None, names: list[str]) -> tuple[dict[str, Any] | None, Rings]:
     """The last placement's score pad, and the rings it puts on the board: cell -> scoring sides."""
     last = view.get("last_placement")
@@ -165,25 +187,11 @@ def _pad(view: dict[str, Any], seat: int | None, names: list[str]) -> tuple[dict
     rules = []
     for item in last.get("breakdown") or []:
         kind = item.get("rule")
-        points = item.get("points", 0)
-        if kind == "one_side":
-            label = "One side: it touches exactly one tile"
-        elif kind == "side":
-            direction = item["direction"]
-            label = (f"{direction.capitalize()} side: {side_words(item['side'])} against "
-                     f"{side_words(item['against'])}, {OUTCOMES.get(item['outcome'], item['outcome'])}")
-            if points:
-                ring(item["at"], direction, "side")
-                ring(item["neighbour"], DIRECTIONS[(DIRECTIONS.index(direction) + 2) % 4], "side")
-        elif kind == "pattern":
-            value = str(item["value"])
-            what = f"{COLOURS[value]}s {MARKS[value]}" if item["kind"] == "colour" else f"{value}s"
-            label = f"Pattern created: {what} facing {item['facing']}, {item['length']} in a row"
-            for at in item["cells"]:
-                ring(at, item["facing"], "pattern")
-        else:
-            label = item.get("text", kind or "")
-        rules.append({"label": label, "points": points, "kind": kind or "other"})
+        try:
+            label = _rule_label(item, ring)
+        except (KeyError, ValueError, TypeError, IndexError):  # a record this table doesn't know: the engine's words
+            label = str(item.get("text", kind or ""))
+        rules.append({"label": label, "points": item.get("points", 0), "kind": kind or "other"})
     who = last.get("seat")
     origin = "from the open hand"
     if last.get("from") == "board":
@@ -193,7 +201,6 @@ def _pad(view: dict[str, Any], seat: int | None, names: list[str]) -> tuple[dict
     pad = {
         "points": last.get("points", 0),
         "who": "You" if who == seat else (names[who] if isinstance(who, int) and who < len(names) else "Someone"),
-        "you": who == seat,
         "tile": last.get("tile", ""),
         "rotation": ROTATION_WORDS[_rotation(last.get("rotation"))],
         "origin": origin,
@@ -235,11 +242,13 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     selected_sides = facing(tiles[selected], rotation) if selected and selected in tiles else None
     ghost = drawn(selected, selected_sides, decorative=True) if placing and selected_sides else None
 
-    # The grid: the board and one cell around it (every legal cell is next to a tile), so it never jumps.
-    rows_at = [at[0] for at in by_cell]
-    cols_at = [at[1] for at in by_cell]
-    r0, r1 = (min(rows_at) - 1, max(rows_at) + 1) if rows_at else (0, 0)
-    c0, c1 = (min(cols_at) - 1, max(cols_at) + 1) if cols_at else (0, 0)
+    # The grid: the board and one cell around it (every legal cell is next to a tile), so it never jumps while
+    # the game goes on; the final board has no margin.
+    margin = 0 if phase == "over" else 1
+    rows_at = [at[0] for at in by_cell] or [0]
+    cols_at = [at[1] for at in by_cell] or [0]
+    r0, r1 = min(rows_at) - margin, max(rows_at) + margin
+    c0, c1 = min(cols_at) - margin, max(cols_at) + margin
 
     rows = []
     for r in range(r0, r1 + 1):
@@ -247,7 +256,8 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         for c in range(c0, c1 + 1):
             where = f"row {r - r0 + 1}, column {c - c0 + 1}"
             entry = by_cell.get((r, c))
-            cell: dict[str, Any] = {"where": where, "classes": ["ruhd-cell"]}
+            # A control's id stays the same from one update to the next, so the keyboard focus can stay on it.
+            cell: dict[str, Any] = {"where": where, "classes": ["ruhd-cell"], "id": f"ruhd-at-{r}_{c}"}
             if entry is not None and entry["face_up"]:
                 cell["kind"] = "up"
                 cell["tile"] = drawn(entry["tile"], entry["sides"], rings.get((r, c)),
