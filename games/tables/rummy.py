@@ -258,7 +258,8 @@ def apply_op(state: dict[str, Any], raw: dict[str, Any]) -> None:
         options = arrangements(cards)
         if options:
             building.append(options[0][0])
-            state["order"] = [c for i, c in enumerate(order) if i not in set(selected)]
+            chosen = set(selected)
+            state["order"] = [c for i, c in enumerate(order) if i not in chosen]
             state["selected"] = []
     elif op == "unmake" and _int(at) and 0 <= at < len(building):
         _take_back(state, [at])

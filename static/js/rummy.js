@@ -7,7 +7,8 @@
   if (window.rummyTable) { return; }
   window.rummyTable = true;
 
-  // Every update replaces the hand and the table: put the focus back on the control with the same id.
+  // Every update replaces the hand and the table: put the focus back on the control with the same id, or, when
+  // that control is gone (a pack made, a card discarded), on the lay-down button or the first card of the hand.
   var focusId = null;
   document.addEventListener("htmx:wsBeforeMessage", function () {
     var active = document.activeElement;
@@ -18,7 +19,7 @@
     focusId = null;
     var active = document.activeElement;
     if (!id || (active && active !== document.body && document.contains(active))) { return; }
-    var next = document.getElementById(id);
+    var next = document.getElementById(id) || document.getElementById("rm-lay") || document.getElementById("rm-card-0");
     if (next) { next.focus({ preventScroll: true }); }
   });
 

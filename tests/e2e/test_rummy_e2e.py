@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ SEED = 0
 PASSWORD = "felt-and-jokers-2024"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
+PACE = 12  # clicks a second at most
 
 
 def shot(page: Any, name: str, *, phone: bool = False) -> None:
@@ -52,10 +54,18 @@ class Table:
     def __init__(self, page: Any, match_id: int) -> None:
         self.page = page
         self.match_id = match_id
+        self.clicks: deque[float] = deque(maxlen=PACE)
+
+    def pace(self) -> None:
+        """No faster than a quick person clicks: the socket closes on more than 20 frames a second."""
+        if len(self.clicks) == PACE and time.monotonic() - self.clicks[0] < 1.0:
+            time.sleep(1.0 - (time.monotonic() - self.clicks[0]))
+        self.clicks.append(time.monotonic())
 
     def selection_changes(self, click: Any) -> None:
         """A click that changes the hand's selection: wait for the hand to show the new selection."""
         before = self.page.locator(".rm-hand-cards").get_attribute("data-rm-ui")
+        self.pace()
         click()
         self.page.wait_for_function(
             "before => { const h = document.querySelector('.rm-hand-cards');"
@@ -67,6 +77,7 @@ class Table:
         """A click that makes a move: wait for the match to move on and for the log to show it."""
         version = Match.objects.get(pk=self.match_id).version
         newest = self.page.locator("#log li").first.inner_text()
+        self.pace()
         click()
         deadline = time.monotonic() + 10
         while Match.objects.get(pk=self.match_id).version == version:
@@ -139,6 +150,8 @@ def play(table: Table, action: dict[str, Any], seen: dict[str, int], laid: bool)
         if index == 0 and not laid:
             assert "worth" in page.locator(".rm-selected").inner_text()
         table.selection_changes(page.locator("#rm-make").click)
+        # The button is gone with the selection: the focus moves on to the lay-down button or the hand.
+        assert page.evaluate("document.activeElement.id") in ("rm-lay", "rm-card-0")
         for _ in range(3):
             if hand_ui(page)["building"][index] == pack:
                 break

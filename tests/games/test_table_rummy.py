@@ -4,11 +4,12 @@ under construction) as the presenter keeps it; bot reasons in a match of bots.""
 
 from __future__ import annotations
 
+import asyncio
 import html as html_module
 import json
 import random
 import re
-from collections import Counter
+from collections import Counter, deque
 from typing import Any
 
 import pytest
@@ -33,6 +34,7 @@ ENGINE = get_engine("rummy")
 # Seed 309 with the default 40 minimum: a short game (24 moves) with a first lay-down of several packs, a card
 # taken from the discard pile, a joker added at a chosen end of a run and a joker freed from a pack.
 SEED = 309
+PACE = 12  # frames a second at most, per socket
 
 
 # ---------------------------------------------------------------------------------------------
@@ -142,6 +144,15 @@ class Player:
         self.socket = socket
         self.html = html
         self.frames = 0
+        self.sent: deque[float] = deque(maxlen=PACE)
+
+    async def send(self, text: str) -> None:
+        """Send a frame, no faster than a quick person clicks (the socket closes above 20 frames a second)."""
+        loop = asyncio.get_running_loop()
+        if len(self.sent) == PACE and loop.time() - self.sent[0] < 1.0:
+            await asyncio.sleep(1.0 - (loop.time() - self.sent[0]))
+        self.sent.append(loop.time())
+        await self.socket.send_to(text_data=text)
 
     def find(self, **want: Any) -> dict[str, Any] | None:
         for button in buttons(self.html):
@@ -157,7 +168,7 @@ class Player:
     async def click_ui(self, button: dict[str, Any], state: Any) -> None:
         """A control that changes this socket's selection: only this socket hears back."""
         assert "ui" in button["vals"], button
-        await self.socket.send_to(text_data=button["hx-vals"])
+        await self.send(button["hx-vals"])
         self.html = await self.socket.receive_from(timeout=10)
         self.frames += 1
         assert error_text(self.html).strip() == ""
@@ -273,7 +284,7 @@ async def test_two_players_and_a_spectator_play_a_whole_game_by_the_controls(
             assert player.find(id="rm-take") is None
             assert "once you have laid down" in player.html
         frame = await perform(player, state, action)
-        await player.socket.send_to(text_data=frame)
+        await player.send(frame)
         updates = {viewer: await sockets[viewer].receive_from(timeout=10) for viewer in sockets}
         after = await load(match.pk)
         assert after.version == match.version + 1, f"{action} was refused: {error_text(updates[seat])}"
