@@ -80,7 +80,7 @@ def clean_ui(view: dict[str, Any], seat: int | None, raw: dict[str, Any]) -> dic
 def _reveals(view: dict[str, Any], seat: int | None) -> list[tuple[int, int, str]]:
     """(seat, slot, card) of the faces the last action showed this viewer at a place in a hand."""
     last = view.get("last") or {}
-    kind = last.get("type")
+    kind = None if last.get("round_over") else last.get("type")  # places of a finished round mean nothing now
     found: list[tuple[int, int, str]] = []
     if kind == "peek" and last.get("seat") == seat and last.get("cards"):
         found = [(last["seat"], slot, code) for slot, code in zip(last["slots"], last["cards"], strict=False)]
@@ -185,7 +185,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
 
     # What the last action touched, to point at it.
     touched: dict[tuple[int, int], str] = {}
-    kind = last.get("type")
+    kind = None if last.get("round_over") else last.get("type")  # a finished round's places mean nothing now
     if kind == "swap":
         touched[(last["seat"], last["slot"])] = "swapped"
     elif kind == "look":
@@ -221,12 +221,14 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         if over or (seat is None and len(seen) == players):
             entry["seen_by"] = ""
         elif len(seen) == players and players > 1:
-            entry["seen_by"] = "everyone"
+            entry["seen_by"] = "all"
         else:
             entry["seen_by"] = ", ".join(words.name(v) for v in seen if v != s)
         label = f"{words.card_at(s, k)[0].upper()}{words.card_at(s, k)[1:]}"
         steady = shown and entry["flash"] is None  # a flashing face names itself until it turns over
         entry["label"] = f"{label}: {card_name(code)}" if steady else f"{label}, face-down"
+        if entry["seen_by"]:
+            entry["label"] += ", seen by everyone" if entry["seen_by"] == "all" else f", seen by {entry['seen_by']}"
         if over or seat is None:
             return entry
         # The card's own control (at most one), then its slap.
