@@ -22,7 +22,7 @@ from games import services
 from games.bots.rummy import reference_bot
 from games.engines import get_engine
 from games.engines.base import card_name
-from games.engines.rummy import ALL_CODES, POS_RANK
+from games.engines.rummy import ALL_CODES, POS_RANK, best_meld
 from games.models import Match, Seat
 from games.rendering import match_meta, table_context
 from games.services import SeatSpec
@@ -542,3 +542,57 @@ def test_a_match_of_bots_shows_each_bots_reasons_and_a_match_with_a_person_does_
     assert person.moves.exclude(note="").exists()
     meta = match_meta(person, list(person.seats.select_related("user").order_by("index")))
     assert all(p["reasons"] == [] for p in meta["players"])
+
+
+def test_junk_selections_are_cleaned_and_never_break_the_table() -> None:
+    """Frames from a tampered page (wrong types, unknown operations, positions and cards that aren't there) mixed
+    with a person's clicks: the selection always fits the hand, and the table always renders."""
+    rng = random.Random(7)
+    junk_values: list[Any] = [None, True, -1, 0, 3, 99, 1.5, "x", "5C", [], [0, 0], [[]], ["XR"] * 20, {"a": 1},
+                              [["4H", "5H", "6H"]], [["KH", "KD"]], list(range(30))]
+    ops = ["select", "clear", "shift", "move", "sort", "make", "unmake", "reset", "flip", "bogus", None, 3]
+    built = 0
+    for seed in (SEED, 169):
+        state = ENGINE.new_game(2, seed=seed)
+        while not ENGINE.is_over(state):
+            seat = ENGINE.to_act(state)[0]
+            view = ENGINE.view(state, seat)
+            ui: dict[str, Any] = presenter.clean_ui(view, seat, {})
+            for _ in range(12):
+                raw = dict(ui)
+                packs, _ = best_meld(ui["order"], keep=0)
+                if packs and rng.random() < 0.3:  # select the cards of a pack the hand holds, and make it
+                    free = list(enumerate(ui["order"]))
+                    chosen = []
+                    for code in rng.choice(packs):
+                        spot = next(i for i, c in free if c == code)
+                        free.remove((spot, code))
+                        chosen.append(spot)
+                    raw.update(selected=chosen, op="make")
+                elif rng.random() < 0.25:
+                    for key in rng.sample(["sort", "order", "selected", "building", "at", "by", "from", "to"], 2):
+                        raw[key] = rng.choice(junk_values)
+                    raw["op"] = rng.choice(ops)
+                else:
+                    size = max(1, len(ui["order"]))
+                    raw.update(rng.choice([
+                        {"op": "select", "at": rng.randrange(size)},
+                        {"op": "select", "at": rng.randrange(size)},
+                        {"op": "make"},
+                        {"op": "flip", "at": rng.randrange(2)},
+                        {"op": "unmake", "at": rng.randrange(2)},
+                        {"op": "shift", "by": rng.choice((-1, 1))},
+                        {"op": "move", "from": rng.randrange(size), "to": rng.randrange(size)},
+                        {"op": "sort", "by": rng.choice(("suit", "rank"))},
+                    ]))
+                ui = presenter.clean_ui(view, seat, json.loads(json.dumps(raw)))
+                in_hand = Counter(ui["order"]) + Counter(c for p in ui["building"] for c in p)
+                assert in_hand == Counter(view["hand"])
+                assert all(0 <= i < len(ui["order"]) for i in ui["selected"])
+                built += len(ui["building"])
+                table = presenter.present(view, seat, ui, ["A", "B"])
+                assert table["hand"]["count"] == len(view["hand"])
+                assert presenter.clean_ui(view, seat, ui) == ui  # a clean selection is its own cleaning
+            action, _ = reference_bot(view, view["legal"], rng)
+            state = ENGINE.apply(state, seat, action)
+    assert built > 50
