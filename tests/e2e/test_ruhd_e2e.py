@@ -66,6 +66,43 @@ def best_turn(page: Any) -> int:
     return turns
 
 
+def tab_to(page: Any, selector: str) -> str:
+    """Press Tab until the focus is on an element matching selector (as a keyboard user would); its label."""
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        label = page.evaluate(
+            "(sel) => { const a = document.activeElement;"
+            " return a && a.matches(sel) ? a.getAttribute('aria-label') || a.textContent : null; }",
+            selector,
+        )
+        if label is not None:
+            return label
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def keyboard_turn(page: Any) -> None:
+    """A whole turn with the keyboard only: Tab and Enter to choose, R to turn, Tab and Enter to place and cover."""
+    page.locator("body").focus()
+    before = log_length(page)
+    assert tab_to(page, "#hand .tile-button").startswith("Choose ")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#hand .ruhd-turner")
+    page.keyboard.press("r")
+    page.wait_for_selector("#hand .chip.current:text-matches('^90°')")
+    label = tab_to(page, "#board .ruhd-cell.target .cell-button")
+    assert re.match(r"Place T\d\d here \(row \d+, column \d+\): \d+ points?$", label), label
+    page.keyboard.press("Enter")
+    wait_for_log(page, before)
+    page.wait_for_selector("#status:has-text('Now cover')")
+    assert tab_to(page, "#hand .tile-button").startswith("Cover with ")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#board .ruhd-cell.coverable .cell-button")
+    before = log_length(page)
+    assert tab_to(page, "#board .ruhd-cell.coverable .cell-button").startswith("Cover ")
+    page.keyboard.press("Enter")
+    wait_for_log(page, before)
+
+
 def play_turn(page: Any, name: str, shots: dict[str, Any]) -> bool:
     """If it is this page's turn: choose, turn, place, then cover, all by clicking (and the R key). True if it did."""
     if not page.locator("#status[data-your-turn]").count():
@@ -161,9 +198,10 @@ def test_two_people_play_a_whole_game_by_clicking_while_a_spectator_watches(brow
         assert ben.locator("#hand .tile-button").count() == 0
         ana.screenshot(path=str(ARTIFACTS / "ruhd-start-ana.png"), full_page=True)
         ben.screenshot(path=str(ARTIFACTS / "ruhd-start-ben-phone.png"), full_page=True)
+        keyboard_turn(ana)  # Ana's first turn without the mouse
 
         shots: dict[str, Any] = {}
-        turns = {"ana": 0, "ben": 0}
+        turns = {"ana": 1, "ben": 0}
         deadline = time.monotonic() + GAME_SECONDS
         while not (ana.locator("#status .outcome").count() and ben.locator("#status .outcome").count()):
             assert time.monotonic() < deadline, "the game did not finish in time"
