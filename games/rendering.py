@@ -20,6 +20,7 @@ from . import services
 from .catalog import GAMES
 from .models import Match, Move, Seat
 
+TABLE_SCRIPTS = {"rummy": "js/rummy.js"}
 FRAGMENTS = ("players", "status", "board", "hand", "log", "error")
 LOG_TAIL = 60
 BOT_REASONS = 4  # at most this many of a bot's reasons for its latest turn
@@ -101,6 +102,19 @@ def seat_names(meta: dict[str, Any]) -> list[str]:
     return [p["name"] or f"Seat {p['index'] + 1}" for p in meta["players"]]
 
 
+# Third-person verbs the engines use after a seat, and their second-person forms.
+_VERBS = {
+    "begins": "begin", "wins": "win", "plays": "play", "has": "have", "is": "are", "was": "were",
+    "draws": "draw", "takes": "take", "passes": "pass", "gathers": "gather", "places": "place",
+    "covers": "cover", "discards": "discard", "taps": "tap", "slaps": "slap", "peeks": "peek",
+    "looks": "look", "lays": "lay", "adds": "add", "keeps": "keep", "goes": "go", "scores": "score",
+    "gets": "get", "loses": "lose", "shares": "share", "needs": "need", "does": "do", "starts": "start",
+    "leads": "lead", "must": "must", "may": "may", "can": "can", "cannot": "cannot",
+}
+# The viewer's token (marked \x00) followed by a verb, directly or after "and" in the same sentence.
+_SECOND_PERSON = re.compile(r"(\x00(?:'s)?\s(?:[^.:;]*?\band\s)?)(" + "|".join(_VERBS) + r")\b")
+
+
 def format_event(text: str, names: list[str], viewer: int | None) -> SafeString:
     """An engine log sentence with {sN} replaced by the escaped player name ("you"/"your" for the viewer).
 
@@ -108,6 +122,11 @@ def format_event(text: str, names: list[str], viewer: int | None) -> SafeString:
     they read "your".
     """
     escaped = str(escape(text))
+    if viewer is not None:
+        # Engines write the third person ("{s0} wins", "{s1} plays again"); said to the viewer: "you win".
+        escaped = _SECOND_PERSON.sub(lambda m: m.group(1) + _VERBS[m.group(2)], escaped.replace(
+            f"{{s{viewer}}}", "\x00"))
+        escaped = escaped.replace("\x00", f"{{s{viewer}}}")
     if viewer is not None and escaped.startswith(f"{{s{viewer}}}"):
         escaped = re.sub(r"\btheir\b", "your", escaped)
 
@@ -141,6 +160,8 @@ def table_context(
         "hand_template": f"games/tables/{slug}.html#hand",
         "ws_url": f"/ws/m/{meta['id']}/",
         "table_css": "" if slug == "gomori" else f"css/{slug}.css",
+        # A table's own few lines of JS, loaded with the page (scripts inside swapped fragments never run).
+        "table_js": TABLE_SCRIPTS.get(slug, ""),
     }
     scores = view.get("scores") if view is not None else None
     context["players"] = [

@@ -177,7 +177,7 @@ def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[
             return action, f"lays down {value}: {describe_meld(action['packs'])}"
     if kinds["add"]:
         action = min(kinds["add"], key=_add_order)
-        return action, f"adds the {card_name(action['card'])} to pack {action['pack']}"
+        return action, f"adds the {card_name(action['card'])} to pack {action['pack'] + 1}"
     return _discard_choice(view, kinds, hand, table_counts(view))
 
 

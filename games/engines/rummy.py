@@ -172,8 +172,8 @@ class Pack:
         return len(self.cards) == (MAX_SET if self.kind == "set" else MAX_RUN)
 
     def label(self, index: int) -> str:
-        """"pack 3 (4♥ 5♥ 6♥)"."""
-        return f"pack {index} ({describe_cards(self.cards)})"
+        """"pack 3 (4♥ 5♥ 6♥)": people count packs from 1 (the action's "pack" field counts from 0)."""
+        return f"pack {index + 1} ({describe_cards(self.cards)})"
 
     def accepts(self) -> dict[str, list[tuple[str | None, int]]]:
         """Every card that can join the pack -> its placements (see add_placements); computed once."""
@@ -881,7 +881,7 @@ class RummyEngine:
         if not state.laid[seat]:
             raise IllegalAction("You may add cards to packs once you have laid down.")
         if not 0 <= index < len(state.packs):
-            raise IllegalAction(f"There is no pack {index} on the table.")
+            raise IllegalAction(f"There is no pack number {index} on the table (packs are numbered from 0).")
         hand = state.hands[seat]
         if card not in hand:
             raise IllegalAction(f"You don't hold the {card_name(card)}.")

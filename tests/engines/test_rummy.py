@@ -461,13 +461,13 @@ def test_add_to_an_opponents_pack() -> None:
     state = add(state, 0, "10H", 2)
     pack = packs_view(state)[2]
     assert pack["cards"] == ["10C", "10D", "10H", "10S"] and pack["owner"] == 1
-    assert E.view(state, 1)["log"][-1]["text"] == "{s0} added the 10♥ to pack 2 (10♣ 10♦ 10♥ 10♠)."
+    assert E.view(state, 1)["log"][-1]["text"] == "{s0} added the 10♥ to pack 3 (10♣ 10♦ 10♥ 10♠)."
 
 
 def test_cards_that_do_not_fit_are_refused_with_a_reason() -> None:
     state = draw(both_laid_down(), 0)
     illegal(state, 0, {"type": "add", "card": "5C", "pack": 2}, "a set is one rank")
-    illegal(state, 0, {"type": "add", "card": "5C", "pack": 9}, "no pack 9")
+    illegal(state, 0, {"type": "add", "card": "5C", "pack": 9}, "no pack number 9")
     illegal(state, 0, {"type": "add", "card": "JS", "pack": 3}, "don't hold")
 
 
@@ -558,7 +558,7 @@ def test_the_natural_card_frees_a_runs_joker_into_the_adders_hand_to_use_at_once
     assert packs_view(state)[0]["cards"] == ["5H", "6H", "7H"] and packs_view(state)[0]["jokers"] == []
     assert "XR" in hand(state, 1)
     assert E.view(state, 0)["log"][-1]["text"] == \
-        "{s1} added the 6♥ to pack 0 (5♥ 6♥ 7♥) and took the red joker it stood for."
+        "{s1} added the 6♥ to pack 1 (5♥ 6♥ 7♥) and took the red joker it stood for."
     # ... usable at once: the red joker goes on seat 0's kings as the K♥ or K♦ in the same turn
     state = add(state, 1, "XR", 1)
     assert packs_view(state)[1]["cards"] == ["KC", "KD", "KS", "XR"]
@@ -1264,10 +1264,10 @@ def test_reference_adds_cards_when_it_can() -> None:
     state = draw(state, 1)
     action, reason = reference_bot(E.view(state, 1), E.legal_actions(state, 1), random.Random(0))
     assert action == {"type": "add", "card": "QC", "pack": 1}       # seat 1's Q♣ on seat 0's queens
-    assert reason == "adds the Q♣ to pack 1"
+    assert reason == "adds the Q♣ to pack 2"
     state = E.apply(state, 1, action)
     action, reason = reference_bot(E.view(state, 1), E.legal_actions(state, 1), random.Random(0))
-    assert action == {"type": "add", "card": "JS", "pack": 3} and reason == "adds the J♠ to pack 3"
+    assert action == {"type": "add", "card": "JS", "pack": 3} and reason == "adds the J♠ to pack 4"
 
 
 def test_bot_decisions_are_fast_on_a_rich_hand() -> None:
