@@ -194,6 +194,9 @@ def describe_result(meta: dict[str, Any], seat: int | None) -> str:
     if reason == "cancelled":
         return "The match was cancelled."
     winners = result.get("winners", [])
+    scores = result.get("scores") or []
+    if len(meta["players"]) == 1 and scores and reason == "normal":
+        return f"{'Your' if seat == 0 else names[0] + '’s'} solo score: {scores[0]:,}."
     if result.get("draw"):
         text = "A draw."
     elif seat is not None and seat in winners:

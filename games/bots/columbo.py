@@ -20,11 +20,18 @@ REACTION_DELAY: dict[str, float] = {"random": 2.0, "reference": 1.2, "strong": 0
 COURTESY_SECONDS = 6.0
 
 
+# A discard opens a slap window that the next draw closes; a bot that is next leaves people a moment to slap.
+SLAP_GRACE_SECONDS = 2.5
+
+
 def patience(view: View) -> float:
-    """Seconds a bot waits before its own turn when another player still has a card action to use."""
+    """Seconds a bot waits before its own turn while others may still use a card action or slap."""
     action = view.get("action")
     if action and action.get("seat") != view.get("seat"):
         return COURTESY_SECONDS
+    window = view.get("window")
+    if window and window.get("open") and window.get("won_by") is None:
+        return SLAP_GRACE_SECONDS
     return 0.0
 
 DECK_MEAN = sum(POINTS.values()) / 52  # about 6.7: the value of a card nobody has seen

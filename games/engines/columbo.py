@@ -402,7 +402,7 @@ class ColumboEngine:
         st.peeked[seat] = [a, b]
         names = f"{slot_name(a)} and {slot_name(b)} cards"
         self._log(st, seat, f"{_tok(seat)} peeked at their {names}.",
-                  {seat: f"You peeked at your {names}: {_the(cards[0])} and {_the(cards[1])}."})
+                  {seat: f"You peeked at your {names} (the table shows them for a moment: remember them)."})
         self._set_last(st, {"type": "peek", "seat": seat, "slots": [a, b], "cards": None},
                        {seat: {"cards": list(cards)}})
         if all(p is not None for p in st.peeked):
@@ -633,7 +633,7 @@ class ColumboEngine:
         st.known[card] |= 1 << seat
         where = _whose(t, k, seat)
         self._log(st, seat, f"{_tok(seat)} looked at {where}.",
-                  {seat: f"You looked at {_whose(t, k, seat, True)}: {_the(card)}."})
+                  {seat: f"You looked at {_whose(t, k, seat, True)} (the table shows it for a moment)."})
         self._set_last(st, {"type": "look", "seat": seat, "target": [t, k], "card": None}, {seat: {"card": card}})
         if kind == "look_exchange":
             st.action = {**act, "stage": "exchange", "looked": [t, k]}

@@ -355,6 +355,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         prompt = "Choose a tile from the open hand to place."
 
     return {
+        "hand_label": "The open hand",
         "rows": rows,
         "columns": c1 - c0 + 1,
         "hand": hand_tiles,

@@ -24,6 +24,22 @@
 
   function refresh() { updateTitle(); startCountdowns(); }
 
+  // The socket swaps whole fragments, which drops the keyboard focus: put it back on the control with the
+  // same id when it is still there (every table gives its controls stable ids).
+  var focusedId = null;
+  document.addEventListener("htmx:wsBeforeMessage", function () {
+    var active = document.activeElement;
+    focusedId = active && active !== document.body && active.id ? active.id : null;
+  });
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    var active = document.activeElement;
+    if (focusedId && (!active || active === document.body || !document.contains(active))) {
+      var again = document.getElementById(focusedId);
+      if (again) { again.focus({ preventScroll: true }); }
+    }
+    focusedId = null;
+  });
+
   document.addEventListener("DOMContentLoaded", refresh);
   document.addEventListener("htmx:wsAfterMessage", refresh);
   document.addEventListener("htmx:afterSwap", refresh);
