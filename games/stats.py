@@ -333,10 +333,12 @@ def record_finished(match: Match) -> None:
     facts = match_facts(match, seats, _move_loader(match.pk))
     fresh = {seat.user_id: new_stats(seat.user_id, match.game, seat.is_bot, seat.bot_level) for seat in facts.seats}
     PlayerStats.objects.bulk_create(fresh.values(), ignore_conflicts=True)
-    rows = PlayerStats.objects.select_for_update().filter(game=match.game, user_id__in=fresh).order_by("user_id")
+    rows = PlayerStats.objects.select_for_update().filter(game=match.game, user_id__in=list(fresh)).order_by("user_id")
     stats = {row.user_id: row for row in rows}
     results = apply_match(facts, stats)
-    PlayerStats.objects.bulk_update(stats.values(), STATS_FIELDS)
+    PlayerStats.objects.bulk_update([row for row in stats.values() if row.pk], STATS_FIELDS)
+    # A row is missing only if a rebuild deleted it between the insert and the lock: write it anew.
+    PlayerStats.objects.bulk_create([row for row in stats.values() if not row.pk])
     PlayerResult.objects.bulk_create(results)
 
 

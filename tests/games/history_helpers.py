@@ -104,7 +104,8 @@ def play_with_bots(game: str, person: Any, levels: Sequence[str], *, seed: int, 
     """A match of `person` (seat 0) against bot accounts, played to the end entirely by bots.
 
     The bot seats act through services.play_bot_turn; the person's seat acts through services.act with
-    the game's strongest bot choosing, so every move takes the site's real road. Needs GAMES_BOT_DELAY=0.
+    the game's strongest bot choosing, so every move takes the site's real road. Needs bots that act at
+    once (GAMES_BOT_DELAY=0, no reaction delay, no patience: see test_stats.instant_bots).
     """
     bots = services.bots_module(game).BOTS
     choose = bots[list(bots)[-1]]

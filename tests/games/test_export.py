@@ -165,3 +165,22 @@ def test_the_import_form_reads_an_uploaded_file(alice: Any, bob: Any, admin: Any
     response = client_for(admin).post("/admin/games/match/import/", {"file": garbage})
     assert "This is not valid JSON." in response.content.decode()
     assert client_for(alice).get("/admin/games/match/import/").status_code == 302  # staff only
+
+
+def test_the_match_admin_filters_searches_and_links_each_replay(alice: Any, bob: Any, carol: Any, admin: Any) -> None:
+    done = finished("gomori", [alice, bob], seed=91)
+    other = finished("ruhd", [carol, bob], seed=92)
+    client = client_for(admin)
+    page = client.get("/admin/games/match/", {"q": "alice"})
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert list(page.context["cl"].result_list) == [done]
+    assert f'href="/m/{done.pk}/replay/"' in html
+    by_game = client.get("/admin/games/match/", {"game__exact": "ruhd", "status__exact": "finished"})
+    assert list(by_game.context["cl"].result_list) == [other]
+    change = client.get(f"/admin/games/match/{done.pk}/change/").content.decode()
+    assert "results and rating changes" in change.lower() and str(done.moves.first().action["card"]) in change
+    stats_page = client.get("/admin/games/playerstats/", {"game__exact": "gomori"})
+    assert stats_page.status_code == 200
+    assert {row.user for row in stats_page.context["cl"].result_list} == {alice, bob}
+    assert client.get("/admin/games/playerstats/add/").status_code == 403

@@ -15,6 +15,7 @@ from django.test import Client
 from django.utils import timezone
 from history_helpers import bulk_finished_matches
 
+from games.bots_accounts import ensure_bot_accounts
 from games.history import LEADERBOARD_MIN_MATCHES, PAGE_SIZE
 from games.models import Match, PlayerStats
 
@@ -36,8 +37,7 @@ def world(django_db_setup: None, django_db_blocker: Any) -> Iterator[World]:
     user_model = get_user_model()
     with django_db_blocker.unblock():
         people = [user_model.objects.create(username=f"hist-{i}", display_name=f"Hist {i}") for i in range(6)]
-        bots = list(user_model.objects.filter(is_bot=True).order_by("username")[:2])
-        assert len(bots) == 2
+        bots = ensure_bot_accounts()[:2]
         matches = bulk_finished_matches(COUNT, people, bots, seed=99)
         yield World(people, bots, [m.pk for m in matches])
         Match.objects.filter(pk__in=[m.pk for m in matches]).delete()

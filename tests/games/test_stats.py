@@ -23,10 +23,12 @@ OPTIONS = {"columbo": {"rounds": 2}}
 
 @pytest.fixture
 def instant_bots(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Bots act as soon as they are asked: no pause, no human-like reaction time (Columbo's slaps)."""
+    """Bots act as soon as they are asked: no pause, no reaction time (Columbo's slaps), no patience
+    (the time a bot leaves a person to use a card action or slap before it draws)."""
     settings.GAMES_BOT_DELAY = 0
     for slug in SLUGS:
         monkeypatch.setattr(services.bots_module(slug), "REACTION_DELAY", {}, raising=False)
+        monkeypatch.setattr(services.bots_module(slug), "patience", None, raising=False)
 
 
 def stats_of(user: Any, game: str) -> PlayerStats:
