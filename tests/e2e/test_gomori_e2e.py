@@ -8,22 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from steps import sign_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "e2e"
-PASSWORD = "baize-and-brass-2024"
 GAME_SECONDS = 240
-
-
-def sign_up(page: Any, username: str, display_name: str) -> None:
-    page.goto("/accounts/signup/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Display name").fill(display_name)
-    page.get_by_label("Password", exact=True).fill(PASSWORD)
-    page.get_by_label("Password confirmation").fill(PASSWORD)
-    page.get_by_role("button", name="Sign up").click()
-    page.wait_for_url("**/play/")
 
 
 def create_gomori(page: Any, seat: str) -> None:

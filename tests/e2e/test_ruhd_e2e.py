@@ -10,24 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from steps import sign_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "e2e"
-PASSWORD = "tiles-and-turns-2024"
 SEED = 424242
 GAME_SECONDS = 180
 PHONE = {"width": 390, "height": 844}
-
-
-def sign_up(page: Any, username: str, display_name: str) -> None:
-    page.goto("/accounts/signup/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Display name").fill(display_name)
-    page.get_by_label("Password", exact=True).fill(PASSWORD)
-    page.get_by_label("Password confirmation").fill(PASSWORD)
-    page.get_by_role("button", name="Sign up").click()
-    page.wait_for_url("**/play/")
 
 
 def create_ruhd(page: Any) -> None:

@@ -83,19 +83,40 @@ def session_cookie(user: Any) -> str:
     return f"sessionid={client.cookies['sessionid'].value}"
 
 
+class PacedCommunicator(WebsocketCommunicator):
+    """A socket that sends no faster than a person can click: under the consumer's 20 frames a second.
+
+    On a fast machine a scripted game (Gomori's chained plays, Ruhd's turn-then-place selections) would
+    otherwise trip the flood limit, which is the server doing its job, not the test's subject.
+    """
+
+    min_gap = 1 / 18
+    _last_send = 0.0
+
+    async def send_to(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        loop = asyncio.get_running_loop()
+        wait = self._last_send + self.min_gap - loop.time()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self._last_send = loop.time()
+        await super().send_to(text_data=text_data, bytes_data=bytes_data)
+
+
 @pytest.fixture
 async def ws_client() -> AsyncIterator[Callable[..., Any]]:
     """open_socket(match_id, user=None, code=None) -> (connected, close code or None, communicator).
 
     Goes through config.asgi.application (origin check, sessions, auth, routing); user None is anonymous;
-    path= opens another socket than the match's. Every communicator opened is disconnected at the end.
+    path= opens another socket than the match's; paced=False sends as fast as the test does (the flood
+    test). Every communicator opened is disconnected at the end.
     """
     from config.asgi import application
 
     opened: list[WebsocketCommunicator] = []
 
     async def open_socket(
-        match_id: int | None, user: Any = None, code: str | None = None, path: str | None = None
+        match_id: int | None, user: Any = None, code: str | None = None, path: str | None = None,
+        paced: bool = True,
     ) -> tuple[bool, Any, Any]:
         headers = [(b"origin", b"http://testserver")]
         if user is not None:
@@ -103,7 +124,8 @@ async def ws_client() -> AsyncIterator[Callable[..., Any]]:
             headers.append((b"cookie", cookie.encode()))
         if path is None:
             path = f"/ws/m/{match_id}/" + (f"?code={code}" if code else "")
-        communicator = WebsocketCommunicator(application, path, headers=headers)
+        kind = PacedCommunicator if paced else WebsocketCommunicator
+        communicator = kind(application, path, headers=headers)
         connected, detail = await communicator.connect(timeout=5)
         opened.append(communicator)
         return connected, detail, communicator

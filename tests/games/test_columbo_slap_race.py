@@ -94,7 +94,7 @@ async def test_two_sockets_slap_the_same_discard_at_once(
     match, position = await database_sync_to_async(prepare)(alice, bob)
     sockets = []
     for user in (alice, bob):
-        ok, _, socket = await ws_client(match.pk, user)
+        ok, _, socket = await ws_client(match.pk, user, paced=False)  # both slaps leave together
         assert ok
         sockets.append(socket)
     for socket, count in zip(sockets, (3, 2), strict=True):  # the page, and the seats arriving after it

@@ -302,7 +302,7 @@ async def test_a_flood_of_frames_closes_the_socket(
     ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
 ) -> None:
     match = await database_sync_to_async(start_gomori)(alice, bob)
-    ok, _, black = await ws_client(match.pk, alice)
+    ok, _, black = await ws_client(match.pk, alice, paced=False)
     assert ok
     await receive(black, 2)  # the page, and her own arrival
     for _ in range(30):

@@ -1,0 +1,18 @@
+"""Steps a person takes in the browser, shared by the real-browser tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PASSWORD = "baize-and-brass-2024"
+
+
+def sign_up(page: Any, username: str, display_name: str, password: str = PASSWORD) -> None:
+    """Create an account through the sign-up form; the site then opens the lobby."""
+    page.goto("/accounts/signup/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Display name").fill(display_name)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_label("Password confirmation").fill(password)
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_url("**/play/")
