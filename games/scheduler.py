@@ -48,8 +48,11 @@ async def _loop() -> None:
 def ensure_running() -> None:
     """Start the runner on the current event loop, once per process."""
     global _task
-    if _task is None or _task.done():
-        _task = asyncio.get_running_loop().create_task(_loop())
+    loop = asyncio.get_running_loop()
+    # A task of another (ended) event loop never runs again: tests run one loop each, and so may a server
+    # that restarts its loop.
+    if _task is None or _task.done() or _task.get_loop() is not loop:
+        _task = loop.create_task(_loop())
 
 
 async def stop() -> None:
