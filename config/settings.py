@@ -118,7 +118,13 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+            # redis-py 8 times socket reads out after 5 s by default, the same 5 s channels-redis blocks
+            # for in BZPOPMIN while a socket waits for messages: give reads a margin above that.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
+                "capacity": 1500,
+                "expiry": 30,
+            },
         }
     }
 else:
