@@ -124,6 +124,8 @@ if REDIS_URL:
                 "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
                 "capacity": 1500,
                 "expiry": 30,
+                # Deployments sharing one Redis (or parallel test servers) keep their groups apart by prefix.
+                "prefix": os.environ.get("CHANNELS_REDIS_PREFIX", "asgi"),
             },
         }
     }

@@ -104,6 +104,8 @@ def asgi_server(
         "PYTHONUNBUFFERED": "1",
         # Bots answer after a short pause, so games against them finish quickly.
         "GAMES_BOT_DELAY": os.environ.get("E2E_BOT_DELAY", "0.1"),
+        # Parallel workers' servers number their matches alike: on a shared Redis, keep their groups apart.
+        "CHANNELS_REDIS_PREFIX": f"cardclub-e2e-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-{os.getpid()}",
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     with log.open("wb") as output:
