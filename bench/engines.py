@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engines import get_engine  # noqa: E402
+from games.engines import get_engine
 
 
-def random_game(engine, players: int, seed: int, max_actions: int = 100_000) -> int:  # noqa: ANN001
+def random_game(engine, players: int, seed: int, max_actions: int = 100_000) -> int:
     """Play one game with uniformly random legal actions; returns the number of actions applied."""
     rng = random.Random(seed)
     state = engine.new_game(players, seed=seed)
@@ -34,7 +34,7 @@ def random_game(engine, players: int, seed: int, max_actions: int = 100_000) -> 
     return actions
 
 
-def bot_game(engine, bot, players: int, seed: int, timings: list[float]) -> None:  # noqa: ANN001
+def bot_game(engine, bot, players: int, seed: int, timings: list[float]) -> None:
     """Every seat played by the same bot; records each decision's wall time."""
     rng = random.Random(seed)
     state = engine.new_game(players, seed=seed)

@@ -79,11 +79,12 @@ def setup_matches(count: int) -> list[dict]:
             creator=users[0][0], game="gomori", players=2, seats=[services.SeatSpec("open")], seed=i
         )
         services.join_match(match_id=match.pk, user=users[1][0])
-        matches.append({"id": match.pk, "seed": i, "cookies": [f"{settings.SESSION_COOKIE_NAME}={key}" for _, key in users]})
+        cookies = [f"{settings.SESSION_COOKIE_NAME}={key}" for _, key in users]
+        matches.append({"id": match.pk, "seed": i, "cookies": cookies})
     return matches
 
 
-async def recv_until(ws, predicate, timeout: float = 30.0) -> str:  # noqa: ANN001
+async def recv_until(ws, predicate, timeout: float = 30.0) -> str:
     deadline = time.perf_counter() + timeout
     while True:
         message = await asyncio.wait_for(ws.recv(), timeout=max(0.01, deadline - time.perf_counter()))
@@ -115,17 +116,15 @@ async def play_match(port: int, match: dict, moves: int, latencies: list[float],
                     await asyncio.wait_for(ws.recv(), timeout=0.3)
                 except TimeoutError:
                     break
-        version = 0
-        for _ in range(moves):
+        for version in range(moves):
             if engine.is_over(state):
                 break
             seat = engine.to_act(state)[0]
             action = rng.choice(engine.legal_actions(state, seat))
             state = engine.apply(state, seat, action)
-            version += 1
             other = socks[1 - seat]
             start = time.perf_counter()
-            await socks[seat].send(json.dumps({"action": action, "version": version - 1}))
+            await socks[seat].send(json.dumps({"action": action, "version": version}))
             await recv_until(other, lambda m: 'id="board"' in m)
             latencies.append(time.perf_counter() - start)
             await recv_until(socks[seat], lambda m: 'id="board"' in m)
@@ -147,9 +146,9 @@ async def relay_room(port: int, room: int, moves: int, latencies: list[float], d
             start = time.perf_counter()
             payload = json.dumps({"action": {"type": "play", "n": n}, "version": n})
             await socks[seat].send(payload)
-            await recv_until(socks[1 - seat], lambda m: m == payload)
+            await recv_until(socks[1 - seat], payload.__eq__)
             latencies.append(time.perf_counter() - start)
-            await recv_until(socks[seat], lambda m: m == payload)
+            await recv_until(socks[seat], payload.__eq__)
             done[0] += 1
     finally:
         for ws in socks:
@@ -166,7 +165,7 @@ def report(name: str, latencies: list[float], done: int, elapsed: float) -> floa
     return rate
 
 
-async def run_all(coros) -> float:  # noqa: ANN001
+async def run_all(coros) -> float:
     start = time.perf_counter()
     await asyncio.gather(*coros)
     return time.perf_counter() - start
@@ -183,7 +182,14 @@ def main() -> None:
         env.setdefault("DATABASE_URL", f"sqlite:///{tmp}/bench.sqlite3")
         env["DJANGO_SETTINGS_MODULE"] = "config.settings"
         env["DJANGO_LOG_LEVEL"] = "WARNING"
-        os.environ.update({k: env[k] for k in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE", "DJANGO_LOG_LEVEL")})
+        # Measured as deployed: debug off (no query logging), plain HTTP on loopback.
+        env.setdefault("DJANGO_DEBUG", "false")
+        env.setdefault("DJANGO_SECRET_KEY", "bench-" + "x" * 50)
+        env.setdefault("DJANGO_SECURE_SSL_REDIRECT", "false")
+        env.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost")
+        keys = ("DATABASE_URL", "DJANGO_SETTINGS_MODULE", "DJANGO_LOG_LEVEL", "DJANGO_DEBUG", "DJANGO_SECRET_KEY",
+                "DJANGO_SECURE_SSL_REDIRECT", "DJANGO_ALLOWED_HOSTS")
+        os.environ.update({k: env[k] for k in keys})
         matches = setup_matches(args.matches)
         print(f"{args.matches} matches x {args.moves} moves, database {env['DATABASE_URL'].split(':')[0]}, "
               f"channel layer {'redis' if env.get('REDIS_URL') else 'in-memory'}")
@@ -193,7 +199,8 @@ def main() -> None:
         try:
             latencies: list[float] = []
             done = [0]
-            elapsed = asyncio.run(run_all(relay_room(port, i, args.moves, latencies, done) for i in range(args.matches)))
+            rooms = (relay_room(port, i, args.moves, latencies, done) for i in range(args.matches))
+            elapsed = asyncio.run(run_all(rooms))
             relay_rate = report("bare Channels relay", latencies, done[0], elapsed)
         finally:
             server.terminate()

@@ -26,7 +26,8 @@ def watch_group(match_id: int) -> str:
 
 def build_messages(match: Match) -> list[tuple[str, dict[str, Any]]]:
     """(group, message) pairs for one match's current state: a view per person's seat, HTML for spectators."""
-    seats = list(match.seats.select_related("user").order_by("index"))
+    # The service that changed the match may have read its seats already (services._seats).
+    seats = match.__dict__.get("_seats_cache") or list(match.seats.select_related("user").order_by("index"))
     meta = match_meta(match, seats)
     engine = get_engine(match.game)
     state = engine.load(match.state) if match.state is not None else None

@@ -63,7 +63,13 @@ def _lock(match_id: int) -> Match:
 
 
 def _seats(match: Match) -> list[Seat]:
-    return list(match.seats.select_related("user").order_by("index"))
+    """The match's seats with their users, read once per service call and kept on the instance:
+    the move, the bot schedule and the broadcast after commit all use the same list."""
+    cached = match.__dict__.get("_seats_cache")
+    if cached is None:
+        cached = list(match.seats.select_related("user").order_by("index"))
+        match.__dict__["_seats_cache"] = cached
+    return cached
 
 
 def _engine(match: Match) -> Any:
@@ -282,7 +288,7 @@ def act(*, match_id: int, user: Any, seat: int, action: Any, expected_version: i
         match = _lock(match_id)
         if match.status != Match.Status.ACTIVE:
             raise ServiceError("This match is not in progress.")
-        holder = match.seats.filter(index=seat).select_related("user").first()
+        holder = next((s for s in _seats(match) if s.index == seat), None)
         if holder is None or holder.user is None or holder.user_id != getattr(user, "pk", None) or holder.user.is_bot:
             raise ServiceError("You can only act for your own seat.")
         if expected_version is not None and expected_version != match.version:
@@ -330,6 +336,7 @@ def claim_abandoned(*, match_id: int, user: Any, absent_seat: int, take_over_wit
             level = "reference" if "reference" in levels else levels[-1]
             absent.user = bot_user(match.game, level)
             absent.save(update_fields=["user"])
+            match.__dict__.pop("_seats_cache", None)
             substituted = [*(match.result or {}).get("substituted", []), absent_seat]
             match.result = {**(match.result or {}), "substituted": substituted}
             _schedule_bots(match, state)
