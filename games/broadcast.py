@@ -64,6 +64,23 @@ def spectator_html(meta: dict[str, Any], view: dict[str, Any] | None) -> str:
     return html
 
 
+async def abroadcast_match(match_id: int) -> None:
+    """The same, from async code (a consumer): no thread waits on the event loop, so a server that is
+    shutting down can't hang on it."""
+    from channels.db import database_sync_to_async
+
+    layer = get_channel_layer()
+    if layer is None:
+        return
+
+    def messages() -> list[tuple[str, dict[str, Any]]]:
+        match = Match.objects.filter(pk=match_id).first()
+        return build_messages(match) if match is not None else []
+
+    for group, message in await database_sync_to_async(messages)():
+        await layer.group_send(group, message)
+
+
 def broadcast_match(match_id: int, match: Match | None = None) -> None:
     """Send the current state of a match to everyone connected to it (called after commit, sync code)."""
     layer = get_channel_layer()

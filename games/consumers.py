@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from . import services
-from .broadcast import seat_group, spectator_html, watch_group
+from .broadcast import abroadcast_match, seat_group, spectator_html, watch_group
 from .engines import IllegalAction, get_engine
 from .engines.columbo import SlapTooLate
 from .models import Match
@@ -153,6 +153,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.send_current()
         if self.seat is not None:
             await database_sync_to_async(services.seat_connected)(match_id=self.match_id, seat=self.seat)
+            await abroadcast_match(self.match_id)
             self.heartbeat = asyncio.ensure_future(self.beat())
 
     async def disconnect(self, code: int) -> None:
@@ -161,6 +162,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if getattr(self, "seat", None) is not None:
             self.heartbeat.cancel()
             await database_sync_to_async(services.seat_disconnected)(match_id=self.match_id, seat=self.seat)
+            await abroadcast_match(self.match_id)
 
     async def beat(self) -> None:
         while True:

@@ -561,29 +561,23 @@ def is_present(seat: Seat) -> bool:
 
 
 def seat_connected(*, match_id: int, seat: int) -> None:
+    """A socket opened for this seat (the consumer then broadcasts the new presence itself)."""
     from django.db.models import F
 
     Seat.objects.filter(match_id=match_id, index=seat).update(
         connections=F("connections") + 1, last_seen=timezone.now()
     )
-    _broadcast_now(match_id)
 
 
 def seat_disconnected(*, match_id: int, seat: int) -> None:
+    """A socket for this seat closed; the abandonment clock runs from now (see away_seconds_left)."""
     from django.db.models import Case, F, Value, When
 
     Seat.objects.filter(match_id=match_id, index=seat).update(
         connections=Case(When(connections__gt=0, then=F("connections") - 1), default=Value(0)),
         last_seen=timezone.now(),
     )
-    _broadcast_now(match_id)
 
 
 def seat_heartbeat(*, match_id: int, seat: int) -> None:
     Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=timezone.now())
-
-
-def _broadcast_now(match_id: int) -> None:
-    from .broadcast import broadcast_match
-
-    broadcast_match(match_id)
