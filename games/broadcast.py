@@ -11,7 +11,7 @@ from channels.layers import get_channel_layer
 
 from .engines import get_engine
 from .models import Match
-from .rendering import match_meta, render_fragments, table_context
+from .rendering import match_meta, page_view, render_fragments, table_context
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +35,12 @@ def build_messages(match: Match) -> list[tuple[str, dict[str, Any]]]:
     for seat in seats:
         if seat.user is None or seat.user.is_bot:
             continue
-        view = engine.view(state, seat.index) if state is not None else None
+        view = page_view(engine.view(state, seat.index)) if state is not None else None
         messages.append(
             (seat_group(match.pk, seat.index), {"type": "match.view", "meta": meta, "view": view, "seat": seat.index})
         )
     # Spectators get the spectator view; each process renders it once however many of them watch.
-    spectator_view = engine.view(state, None) if state is not None else None
+    spectator_view = page_view(engine.view(state, None)) if state is not None else None
     messages.append((watch_group(match.pk), {"type": "match.watch", "meta": meta, "view": spectator_view}))
     return messages
 

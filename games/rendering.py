@@ -27,6 +27,14 @@ BOT_REASONS = 4  # at most this many of a bot's reasons for its latest turn
 _SEAT_TOKEN = re.compile(r"\{s(\d)\}(&#x27;s)?")
 
 
+def page_view(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A view as the live page needs it: the log's tail only (a long game's whole log would be copied
+    into every broadcast for nothing; the replay shows the rest)."""
+    if view is None or len(view.get("log", ())) <= LOG_TAIL:
+        return view
+    return {**view, "log": view["log"][-LOG_TAIL:], "log_total": len(view["log"])}
+
+
 def presenter(slug: str) -> Any:
     return importlib.import_module(f"games.tables.{slug}")
 

@@ -97,7 +97,8 @@ def keep_ui(view: dict[str, Any], seat: int | None, ui: dict[str, Any]) -> dict[
     """The selection carried into a new view: what still makes sense, plus the flashes still running."""
     kept = clean_ui(view, seat, ui)
     now = time.monotonic()
-    key = len(view.get("log") or [])
+    # The event count identifies a reveal (the page's view may carry only the log's tail: see page_view).
+    key = view.get("log_total", len(view.get("log") or []))
     flashes = [f for f in ui.get("flash", []) if f["until"] > now]
     seen = {(f["key"], f["at"][0], f["at"][1]) for f in ui.get("flash", [])}
     for t, k, code in _reveals(view, seat):

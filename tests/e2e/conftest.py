@@ -79,7 +79,10 @@ def _wait_for_port(process: subprocess.Popen[bytes], port: int, log: Path) -> No
     )
 
 
-@pytest.fixture(scope="session")
+# One server per test module, not per session: its bot runner polls the shared test database, and left
+# running it would play the bots of the socket and service tests that a worker runs after the browser
+# tests (and broadcast their moves on its own channel layer, which those tests never hear).
+@pytest.fixture(scope="module")
 def asgi_server(
     django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
