@@ -118,6 +118,8 @@ _VERBS = {
     "looks": "look", "lays": "lay", "adds": "add", "keeps": "keep", "goes": "go", "scores": "score",
     "gets": "get", "loses": "lose", "shares": "share", "needs": "need", "does": "do", "starts": "start",
     "leads": "lead", "must": "must", "may": "may", "can": "can", "cannot": "cannot",
+    "deals": "deal", "swaps": "swap", "exchanges": "exchange", "skips": "skip", "uses": "use",
+    "holds": "hold", "finishes": "finish", "ends": "end",
 }
 # The viewer's token (marked \x00) followed by a verb, directly or after "and" in the same sentence.
 _SECOND_PERSON = re.compile(r"(\x00(?:'s)?\s(?:[^.:;]*?\band\s)?)(" + "|".join(_VERBS) + r")\b")
