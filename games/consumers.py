@@ -149,18 +149,22 @@ class MatchConsumer(AsyncWebsocketConsumer):
         self.groups_joined = [seat_group(self.match_id, seat) if seat is not None else watch_group(self.match_id)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
+        if self.seat is not None:
+            # Presence is announced before the socket is accepted, so whoever connects next can't get it late.
+            await database_sync_to_async(services.seat_connected)(match_id=self.match_id, seat=self.seat)
+            await abroadcast_match(self.match_id)
         await self.accept()
         await self.send_current()
         if self.seat is not None:
-            await database_sync_to_async(services.seat_connected)(match_id=self.match_id, seat=self.seat)
-            await abroadcast_match(self.match_id)
             self.heartbeat = asyncio.ensure_future(self.beat())
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "seat", None) is not None:
-            self.heartbeat.cancel()
+            heartbeat = getattr(self, "heartbeat", None)
+            if heartbeat is not None:
+                heartbeat.cancel()
             await database_sync_to_async(services.seat_disconnected)(match_id=self.match_id, seat=self.seat)
             await abroadcast_match(self.match_id)
 
