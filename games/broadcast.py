@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -64,6 +66,29 @@ def spectator_html(meta: dict[str, Any], view: dict[str, Any] | None) -> str:
     return html
 
 
+_outbox = threading.local()
+
+
+def collected(change: Callable[..., Any], **kwargs: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Run a service function and return the broadcasts its commit produced instead of sending them.
+
+    For a consumer: it sends them from its own event loop, sparing the database thread a hop into the loop
+    and back for every move."""
+    _outbox.messages = []
+    try:
+        change(**kwargs)
+        return _outbox.messages
+    finally:
+        del _outbox.messages
+
+
+async def send_messages(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        for group, message in messages:
+            await layer.group_send(group, message)
+
+
 async def abroadcast_match(match_id: int) -> None:
     """The same, from async code (a consumer): no thread waits on the event loop, so a server that is
     shutting down can't hang on it."""
@@ -91,6 +116,10 @@ def broadcast_match(match_id: int, match: Match | None = None) -> None:
         if match is None:
             return
     messages = build_messages(match)
+    outbox = getattr(_outbox, "messages", None)
+    if outbox is not None:  # a consumer will send them from its own event loop (see collected)
+        outbox.extend(messages)
+        return
 
     async def send_all() -> None:
         for group, message in messages:

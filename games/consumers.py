@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from . import services
-from .broadcast import abroadcast_match, seat_group, spectator_html, watch_group
+from .broadcast import abroadcast_match, collected, seat_group, send_messages, spectator_html, watch_group
 from .engines import IllegalAction, get_engine
 from .engines.columbo import SlapTooLate
 from .models import Match
@@ -240,9 +240,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 await self.send_error("That move could not be read.")
                 return
         try:
-            await database_sync_to_async(services.act)(
-                match_id=self.match_id, user=self.user, seat=self.seat, action=action, expected_version=expected
+            messages = await database_sync_to_async(collected)(
+                services.act, match_id=self.match_id, user=self.user, seat=self.seat, action=action,
+                expected_version=expected,
             )
+            await send_messages(messages)
             self.late = None  # this socket's own move went through: an older "too late" is no longer news
         except services.MatchMovedOn as error:
             await self.send_current(error=str(error))
