@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import copy
 import json
 import random
-import sys
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -902,24 +899,3 @@ def test_bots_return_only_legal_actions_from_every_seat() -> None:
     for name, bot in BOTS.items():
         for seed in range(6):
             bot_game([bot, BOTS["random"]] if seed % 2 else [BOTS["random"], bot], seed + 1000 * len(name))
-
-
-# ---------------------------------------------------------------------------------------------------------
-# the engine is standard library only
-# ---------------------------------------------------------------------------------------------------------
-
-def test_engine_imports_only_the_standard_library() -> None:
-    path = Path(__file__).resolve().parents[2] / "games" / "engines" / "gomori.py"
-    tree = ast.parse(path.read_text())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                continue
-            names = [node.module or ""]
-        else:
-            continue
-        for name in names:
-            top = name.split(".")[0]
-            assert top in sys.stdlib_module_names or top == "games", name

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import random
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -270,16 +267,3 @@ def test_protocol_games_match_engine_games() -> None:
             assert replayed_actions == actions
             assert E.dump(replayed) == E.dump(direct)
             state = replayed
-
-
-def test_protocol_module_imports_only_the_standard_library() -> None:
-    path = Path(__file__).resolve().parents[2] / "games" / "engines" / "gomori_protocol.py"
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and not node.level:
-            names = [node.module or ""]
-        else:
-            continue
-        for name in names:
-            assert name.split(".")[0] in sys.stdlib_module_names or name.startswith("games"), name
