@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
+from fragments import error_text, section
 
 from games import services
 from games.engines import get_engine
@@ -62,11 +63,6 @@ def hidden_from(state: Any, seat: int | None) -> set[str]:
     return hidden
 
 
-def section(html: str, element_id: str) -> str:
-    found = re.search(rf'<section id="{element_id}".*?</section>', html, re.S)
-    assert found, f"no #{element_id} in the fragment"
-    return found.group(0)
-
 
 def check_view(html: str, state: Any, seat: int | None) -> None:
     """The HTML is this viewer's own: it shows nothing hidden from them, and a seat sees exactly its hand."""
@@ -81,11 +77,6 @@ def check_view(html: str, state: Any, seat: int | None) -> None:
         for card in state.hands[seat]:
             assert mentions(hand, card)
 
-
-def error_text(html: str) -> str:
-    found = re.search(r'<div id="error"[^>]*>(.*?)</div>', html, re.S)
-    assert found, "no #error in the fragment"
-    return found.group(1)
 
 
 async def receive(communicator: Any, count: int) -> list[str]:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from fragments import error_text, section, text_of
 
 from games import services
 from games.engines import get_engine
@@ -108,21 +109,7 @@ def check_view(html: str, state: Any, seat: int | None) -> None:
             assert "version" not in values, "a slap must not carry the expected version"
 
 
-def text_of(html: str) -> str:
-    """The words of an HTML fragment, as a person reads them."""
-    return html_module.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html)))
 
-
-def section(html: str, element_id: str) -> str:
-    found = re.search(rf'<section id="{element_id}".*?</section>', html, re.S)
-    assert found, f"no #{element_id} in the fragment"
-    return found.group(0)
-
-
-def error_text(html: str) -> str:
-    found = re.search(r'<div id="error"[^>]*>(.*?)</div>', html, re.S)
-    assert found, "no #error in the fragment"
-    return found.group(1)
 
 
 async def one(*communicators: Any) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from fragments import error_text, section
 
 from games import services
 from games.engines import get_engine
@@ -47,16 +48,6 @@ def start(players: list[Any], *, seed: int) -> Match:
     return Match.objects.get(pk=match.pk)
 
 
-def section(html: str, element_id: str) -> str:
-    found = re.search(rf'<section id="{element_id}".*?</section>', html, re.S)
-    assert found, f"no #{element_id} in the fragment"
-    return found.group(0)
-
-
-def error_text(html: str) -> str:
-    found = re.search(r'<div id="error"[^>]*>(.*?)</div>', html, re.S)
-    assert found, "no #error in the fragment"
-    return found.group(1)
 
 
 def check_view(html: str, state: Any, seat: int | None) -> None:

@@ -17,6 +17,7 @@ from channels.db import database_sync_to_async
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.utils import timezone
+from fragments import error_text, section
 
 from games import services
 from games.bots.rummy import reference_bot
@@ -98,16 +99,6 @@ def check_view(html: str, state: Any, seat: int | None) -> None:
         assert f"{other} card{'s' if other != 1 else ''}</span>" in text
 
 
-def section(html: str, element_id: str) -> str:
-    found = re.search(rf'<section id="{element_id}".*?</section>\s*(?=<section|<div id="error"|$)', html, re.S)
-    assert found, f"no #{element_id} in the fragment"
-    return found.group(0)
-
-
-def error_text(html: str) -> str:
-    found = re.search(r'<div id="error"[^>]*>(.*?)</div>', html, re.S)
-    assert found, "no #error in the fragment"
-    return found.group(1)
 
 
 BUTTON = re.compile(r"<button\b([^>]*)>(.*?)</button>", re.S)
