@@ -61,6 +61,14 @@ def bot_reasons(match: Match, seats: list[Seat]) -> dict[int, list[str]]:
     return reasons
 
 
+def _user_urls(user: Any) -> tuple[str, str]:
+    """(avatar, profile) URLs, worked out once per loaded user: a live match repeats them every move."""
+    urls = user.__dict__.get("_match_urls")
+    if urls is None:
+        urls = user.__dict__["_match_urls"] = (user.avatar_url, user.get_absolute_url())
+    return urls
+
+
 def match_meta(match: Match, seats: list[Seat]) -> dict[str, Any]:
     """What every viewer may know about the match itself: players, presence, status, result (JSON-ready)."""
     reasons = bot_reasons(match, seats)
@@ -72,7 +80,8 @@ def match_meta(match: Match, seats: list[Seat]) -> dict[str, Any]:
                 "index": seat.index,
                 "name": user.name if user else "",
                 "username": user.username if user else "",
-                "avatar": user.avatar_url if user else "",
+                "avatar": _user_urls(user)[0] if user else "",
+                "profile_url": _user_urls(user)[1] if user else "",
                 "is_bot": bool(user and user.is_bot),
                 "user_id": user.pk if user else None,
                 "open": user is None,

@@ -11,6 +11,7 @@ import importlib
 import logging
 import random
 import secrets
+import threading
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -56,6 +57,7 @@ class SeatSpec:
 
 
 def _lock(match_id: int) -> Match:
+    _forget_warm(match_id)  # a change that takes the slow path makes this process's copy worthless
     try:
         return Match.objects.select_for_update().get(pk=match_id)
     except Match.DoesNotExist:
@@ -284,18 +286,133 @@ def _apply(match: Match, state: Any, seat: int, action: Any, note: str = "") -> 
 
 def act(*, match_id: int, user: Any, seat: int, action: Any, expected_version: int | None = None) -> Match:
     """A person's action for their seat, checked by the engine against the current state."""
+    warm = _take_warm(match_id)
+    if warm is not None:
+        done = _act_warm(warm, user, seat, action, expected_version)
+        if done is not None:
+            return done
     with transaction.atomic():
         match = _lock(match_id)
         if match.status != Match.Status.ACTIVE:
             raise ServiceError("This match is not in progress.")
-        holder = next((s for s in _seats(match) if s.index == seat), None)
-        if holder is None or holder.user is None or holder.user_id != getattr(user, "pk", None) or holder.user.is_bot:
-            raise ServiceError("You can only act for your own seat.")
+        _check_holder(match, user, seat)
         if expected_version is not None and expected_version != match.version:
             raise MatchMovedOn()
         state = _state(match)
         _apply(match, state, seat, action)
+    if match.status == Match.Status.ACTIVE:
+        _keep_warm(match)
     return match
+
+
+def _check_holder(match: Match, user: Any, seat: int) -> None:
+    holder = next((s for s in _seats(match) if s.index == seat), None)
+    if holder is None or holder.user is None or holder.user_id != getattr(user, "pk", None) or holder.user.is_bot:
+        raise ServiceError("You can only act for your own seat.")
+
+
+# ---------------------------------------------------------------------------------------------
+# The move fast path
+#
+# A process keeps the active matches it last moved (row, seats, state), each with the updated_at it
+# wrote. The next move is checked against that copy and written with one UPDATE guarded by the id,
+# version and updated_at, plus one INSERT of the move: the row lock and the reads of the slow path are
+# saved. Every other change saves the row (updated_at moves on) and presence touches it, so a copy that
+# another process or request made stale fails the guard, and the move takes the slow path, which
+# decides it against the database as before. The database stays the only source of truth.
+
+_WARM_LIMIT = 2048
+_warm: dict[int, Match] = {}
+_warm_lock = threading.Lock()
+
+
+def _forget_warm(match_id: int) -> None:
+    with _warm_lock:
+        _warm.pop(match_id, None)
+
+
+def _take_warm(match_id: int) -> Match | None:
+    """This process's copy of a match, taken out so that no other thread uses it meanwhile."""
+    with _warm_lock:
+        return _warm.pop(match_id, None)
+
+
+def _keep_warm(match: Match) -> None:
+    if "_seats_cache" not in match.__dict__:
+        return
+    with _warm_lock:
+        if len(_warm) >= _WARM_LIMIT:
+            _warm.pop(next(iter(_warm)))
+        _warm[match.pk] = match
+
+
+def _act_warm(match: Match, user: Any, seat: int, action: Any, expected_version: int | None) -> Match | None:
+    """The move on this process's copy of the match; None when the slow path must decide it."""
+    engine = _engine(match)
+    if match.status != Match.Status.ACTIVE:
+        return None
+    try:
+        _check_holder(match, user, seat)
+    except ServiceError:
+        return None  # refused only by the database's word
+    if expected_version is not None and expected_version != match.version:
+        return None  # the slow path tells "moved on" from a stale copy
+    now = timezone.now()
+    prepared = _prepare_action(match, seat, action, now)
+    try:
+        new_state = engine.apply(_state(match), seat, prepared)
+    except IllegalAction:
+        _keep_warm(match)  # nothing changed; a refusal from a stale copy is re-checked below
+        return None
+    if engine.is_over(new_state):
+        return None  # finishing (results, stats) is the slow path's
+    changed = Match(pk=match.pk, version=match.version + 1, state=engine.dump(new_state), turn_started_at=now,
+                    rematch_votes=[], bot_due_at=None, updated_at=now)
+    changed.game, changed.players = match.game, match.players
+    changed.__dict__["_seats_cache"] = match.__dict__["_seats_cache"]
+    _schedule_bots(changed, new_state)
+    with transaction.atomic():
+        if not _write_move(match, changed, seat, prepared):
+            return None
+        for name in ("version", "state", "turn_started_at", "rematch_votes", "bot_due_at", "updated_at"):
+            setattr(match, name, getattr(changed, name))
+        _on_commit_broadcast(match.pk, match)
+    _keep_warm(match)
+    return match
+
+
+def _write_move(before: Match, after: Match, seat: int, action: Any) -> bool:
+    """UPDATE the row if it is still the one this process wrote, and INSERT the move; False if it is not.
+
+    Plain SQL with the fields' own conversions: the ORM's query building cost more than the writes."""
+    from django.db import connection
+
+    ops = connection.ops
+    fields = _MATCH_FIELDS
+    columns = ("version", "state", "turn_started_at", "rematch_votes", "bot_due_at", "updated_at")
+    sets = ", ".join(f"{ops.quote_name(fields[name].column)} = %s" for name in columns)
+    guard = f"{ops.quote_name('id')} = %s AND version = %s AND status = %s AND updated_at = %s"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {ops.quote_name(Match._meta.db_table)} SET {sets} WHERE {guard}",
+            [*(fields[name].get_db_prep_save(getattr(after, name), connection) for name in columns),
+             before.pk, before.version, Match.Status.ACTIVE,
+             fields["updated_at"].get_db_prep_save(before.updated_at, connection)],
+        )
+        if cursor.rowcount != 1:
+            return False
+        move = _MOVE_FIELDS_BY_NAME
+        cursor.execute(
+            f"INSERT INTO {ops.quote_name(Move._meta.db_table)} (match_id, number, seat, action, note, created_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s)",
+            [before.pk, after.version, seat, move["action"].get_db_prep_save(action, connection), "",
+             move["created_at"].get_db_prep_save(after.updated_at, connection)],
+        )
+    return True
+
+
+_MATCH_FIELDS = {f.name: f for f in Match._meta.concrete_fields}
+_MOVE_FIELDS_BY_NAME = {f.name: f for f in Move._meta.concrete_fields}
 
 
 def resign(*, match_id: int, user: Any) -> Match:
@@ -560,24 +677,36 @@ def is_present(seat: Seat) -> bool:
     return (timezone.now() - seat.last_seen).total_seconds() < PRESENCE_STALE_SECONDS
 
 
+def _touch(match_id: int) -> None:
+    """Presence changed: a process's warm copy of the match (and its seats) must not be used any more."""
+    _forget_warm(match_id)
+    Match.objects.filter(pk=match_id).update(updated_at=timezone.now())
+
+
 def seat_connected(*, match_id: int, seat: int) -> None:
     """A socket opened for this seat (the consumer then broadcasts the new presence itself)."""
     from django.db.models import F
 
-    Seat.objects.filter(match_id=match_id, index=seat).update(
-        connections=F("connections") + 1, last_seen=timezone.now()
-    )
+    with transaction.atomic():
+        Seat.objects.filter(match_id=match_id, index=seat).update(
+            connections=F("connections") + 1, last_seen=timezone.now()
+        )
+        _touch(match_id)
 
 
 def seat_disconnected(*, match_id: int, seat: int) -> None:
     """A socket for this seat closed; the abandonment clock runs from now (see away_seconds_left)."""
     from django.db.models import Case, F, Value, When
 
-    Seat.objects.filter(match_id=match_id, index=seat).update(
-        connections=Case(When(connections__gt=0, then=F("connections") - 1), default=Value(0)),
-        last_seen=timezone.now(),
-    )
+    with transaction.atomic():
+        Seat.objects.filter(match_id=match_id, index=seat).update(
+            connections=Case(When(connections__gt=0, then=F("connections") - 1), default=Value(0)),
+            last_seen=timezone.now(),
+        )
+        _touch(match_id)
 
 
 def seat_heartbeat(*, match_id: int, seat: int) -> None:
-    Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=timezone.now())
+    with transaction.atomic():
+        Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=timezone.now())
+        _touch(match_id)

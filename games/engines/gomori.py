@@ -6,7 +6,6 @@ of four face-up cards of one suit. Standard library only; the state is never mut
 
 from __future__ import annotations
 
-import copy
 import random
 from dataclasses import dataclass
 from functools import lru_cache
@@ -267,6 +266,15 @@ class State:
         """A copy sharing the immutable parts (tuples, frozensets, old log events)."""
         return State(self.seed, list(self.hands), list(self.piles), self.stacks, self.down, list(self.gathered),
                      self.turn, self.chain, self.passes, self.over, self.end_reason, list(self.log), self.last)
+
+
+def _plain_copy(value: Any) -> Any:
+    """A copy of plain JSON data (dicts, lists, scalars): what copy.deepcopy does, several times faster."""
+    if type(value) is dict:
+        return {key: _plain_copy(item) for key, item in value.items()}
+    if type(value) in (list, tuple):
+        return [_plain_copy(item) for item in value]
+    return value
 
 
 def _names(cards: list[str] | tuple[str, ...]) -> str:
@@ -535,7 +543,7 @@ class GomoriEngine:
             log.append({"seat": event["seat"], "text": text})
         last = None
         if state.last is not None:
-            last = {key: copy.deepcopy(value) for key, value in state.last.items() if key != "drawn"}
+            last = {key: _plain_copy(value) for key, value in state.last.items() if key != "drawn"}
             last["drew"] = len(state.last["drawn"])
             last["drawn"] = list(state.last["drawn"]) if seat == state.last["seat"] else None
         return {
@@ -582,7 +590,7 @@ class GomoriEngine:
             "over": state.over,
             "end_reason": state.end_reason,
             "log": [dict(event) for event in state.log],
-            "last": copy.deepcopy(state.last),
+            "last": _plain_copy(state.last),
         }
 
     def load(self, data: dict[str, Any]) -> State:
@@ -607,7 +615,7 @@ class GomoriEngine:
             over=data["over"],
             end_reason=data["end_reason"],
             log=[dict(event) for event in data["log"]],
-            last=copy.deepcopy(data["last"]),
+            last=_plain_copy(data["last"]),
         )
 
 
