@@ -20,7 +20,7 @@ from .broadcast import abroadcast_match, collected, seat_group, send_messages, s
 from .engines import IllegalAction, get_engine
 from .engines.columbo import SlapTooLate
 from .models import Match
-from .rendering import error_fragment, match_meta, presenter, render_fragments, seat_names, table_context
+from .rendering import SocketPage, error_fragment, match_meta, presenter, seat_names
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +146,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         self.meta: dict[str, Any] | None = None
         self.view: dict[str, Any] | None = None
         self.recent: deque[float] = deque()
+        self.page = SocketPage()
         self.groups_joined = [seat_group(self.match_id, seat) if seat is not None else watch_group(self.match_id)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
@@ -284,6 +285,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         self.meta, self.view = await database_sync_to_async(current_payload)(self.match_id, self.seat)
         self.shown_version = max(self.shown_version, self.meta["version"])
         self.ui = {}
+        self.page.reset()
         await self.send_render(error=error)
 
     def is_stale(self, version: int) -> bool:
@@ -300,18 +302,23 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 error = self.late[0]
             else:
                 self.late = None
-        context = table_context(self.meta, self.view, self.seat, self.ui, error=error)
-        html = render_fragments(context) if fragments is None else render_fragments(context, fragments)
-        await self.send(text_data=html)
+        if fragments is None:
+            html = self.page.update(self.meta, self.view, self.seat, self.ui, error=error)
+        else:
+            html = self.page.update(
+                self.meta, self.view, self.seat, self.ui, error=error, fragments=fragments, changed_only=False
+            )
+        if html:
+            await self.send(text_data=html)
 
     async def send_error(self, message: str) -> None:
         await self.send(text_data=error_fragment(message))
 
     async def match_view(self, event: dict[str, Any]) -> None:
         """A seat's new view after a change: render it with a fresh selection."""
-        if self.is_stale(event["meta"]["version"]):
+        if self.is_stale(event["version"]):
             return
-        self.meta, self.view = event["meta"], event["view"]
+        self.meta, self.view = json.loads(event["data"])
         # A presenter may carry part of the selection into the new view (Columbo: its switches and flashes).
         keep = getattr(presenter(self.meta["game"]), "keep_ui", None)
         self.ui = keep(self.view, self.seat, self.ui) if keep is not None and self.view is not None else {}
@@ -319,7 +326,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     async def match_watch(self, event: dict[str, Any]) -> None:
         """The spectators' view after a change, rendered once per process and shared by its spectators."""
-        if self.is_stale(event["meta"]["version"]):
+        if self.is_stale(event["version"]):
             return
-        self.meta, self.view = event["meta"], event["view"]
-        await self.send(text_data=spectator_html(event["meta"], event["view"]))
+        self.meta, self.view = json.loads(event["data"])
+        await self.send(text_data=spectator_html(self.meta, self.view))

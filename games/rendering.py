@@ -161,11 +161,18 @@ def format_event(text: str, names: list[str], viewer: int | None) -> SafeString:
     return mark_safe(_SEAT_TOKEN.sub(name, escaped))
 
 
+def log_count(view: dict[str, Any] | None) -> int:
+    """How many log entries the game has (the view may carry only the tail)."""
+    if view is None:
+        return 0
+    return view.get("log_total", len(view.get("log") or []))
+
+
 def table_context(
     meta: dict[str, Any], view: dict[str, Any] | None, seat: int | None, ui: dict[str, Any] | None = None,
-    error: str = "",
+    error: str = "", log_from: int = 0,
 ) -> dict[str, Any]:
-    """The whole template context for one viewer."""
+    """The whole template context for one viewer; the log from entry number `log_from` on (newest first)."""
     names = seat_names(meta)
     slug = meta["game"]
     context: dict[str, Any] = {
@@ -181,6 +188,7 @@ def table_context(
         "table_css": "" if slug == "gomori" else f"css/{slug}.css",
         # A table's own few lines of JS, loaded with the page (scripts inside swapped fragments never run).
         "table_js": TABLE_SCRIPTS.get(slug, ""),
+        "ui_empty": not ui,
     }
     scores = view.get("scores") if view is not None else None
     context["players"] = [
@@ -189,6 +197,8 @@ def table_context(
     ]
     if view is not None:
         log = view.get("log", [])[-LOG_TAIL:]
+        skip = max(0, log_from - (log_count(view) - len(log)))
+        log = log[skip:]
         context["log"] = [
             {"text": format_event(entry.get("text", ""), names, seat), "seat": entry.get("seat")}
             for entry in reversed(log)
@@ -232,7 +242,72 @@ def describe_result(meta: dict[str, Any], seat: int | None) -> str:
 
 def render_fragments(context: dict[str, Any], fragments: tuple[str, ...] = FRAGMENTS) -> str:
     """The named partials of games/match.html, concatenated; the ws extension swaps each by its id."""
-    return "".join(render_to_string(f"games/match.html#{name}", context) for name in fragments)
+    return "".join(render_fragment(name, context) for name in fragments)
+
+
+_shared_boards: dict[tuple[Any, ...], str] = {}
+
+
+def render_fragment(name: str, context: dict[str, Any]) -> str:
+    """One partial of games/match.html. A board its presenter calls public (BOARD_IS_PUBLIC: the same for
+    every viewer of a position with nothing selected) is rendered once per position in this process and
+    shared by the seats and spectators who show it."""
+    meta = context["meta"]
+    if name == "board" and context["ui_empty"] and context.get("view") is not None and getattr(
+        presenter(meta["game"]), "BOARD_IS_PUBLIC", False
+    ):
+        key = (meta["id"], meta["version"], meta["status"], tuple(context["names"]))
+        html = _shared_boards.get(key)
+        if html is None:
+            html = render_to_string("games/match.html#board", context)
+            if len(_shared_boards) >= 512:
+                _shared_boards.clear()
+            _shared_boards[key] = html
+        return html
+    return render_to_string(f"games/match.html#{name}", context)
+
+
+class SocketPage:
+    """What one socket's page shows, so that an update sends only what changed on it: the fragments whose
+    HTML differs and, of the log, its new entries (added at the top of the list)."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """The next update draws everything (a page that connects, reconnects or moved on)."""
+        self.shown: dict[str, str] = {}
+        self.log_shown: int | None = None
+
+    def update(
+        self, meta: dict[str, Any], view: dict[str, Any] | None, seat: int | None, ui: dict[str, Any],
+        error: str = "", fragments: tuple[str, ...] = FRAGMENTS, changed_only: bool = True,
+    ) -> str:
+        """The HTML to send: with changed_only, none of what the page shows already (an answer to the
+        person's own click sends its fragments whatever they hold)."""
+        total = log_count(view)
+        new_entries = (
+            "log" in fragments and self.log_shown is not None and 0 < self.log_shown <= total
+            and total - self.log_shown <= min(LOG_TAIL, len((view or {}).get("log") or []))
+        )
+        context = table_context(meta, view, seat, ui, error=error, log_from=self.log_shown if new_entries else 0)
+        parts = []
+        for name in fragments:
+            if name == "log":
+                if new_entries:
+                    html = render_to_string("games/match.html#log_entries", context) if context["log"] else ""
+                else:
+                    html = render_fragment(name, context)
+                    self.shown.pop("log", None)
+                self.log_shown = total
+                if html:
+                    parts.append(html)
+                continue
+            html = render_fragment(name, context)
+            if not changed_only or self.shown.get(name) != html:
+                self.shown[name] = html
+                parts.append(html)
+        return "".join(parts)
 
 
 def error_fragment(message: str) -> str:

@@ -7,6 +7,10 @@ from typing import Any
 from ..engines.base import card_name
 from . import card, send, send_ui
 
+# The board shows only what both players and spectators know (every field card was seen face-up) and,
+# with nothing selected, nothing that depends on the viewer: one rendering serves them all.
+BOARD_IS_PUBLIC = True
+
 
 def _cell(value: Any) -> tuple[int, int] | None:
     if isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value):

@@ -5,10 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.template.loader import render_to_string
 from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
+
+
+_faces: dict[tuple[Any, ...], SafeString] = {}
+_pieces: dict[tuple[str, str], SafeString] = {}
+_MEMO_LIMIT = 4096
 
 
 @register.filter
@@ -16,9 +22,33 @@ def card_face(card: dict[str, Any] | None) -> SafeString | str:
     """A face-up card from games.tables.card(); the accessible name rides along for screen readers."""
     if not card:
         return ""
+    key = (card["name"], card["rank"], card["suit"], card["red"], card.get("joker"))
+    face = _faces.get(key)
+    if face is None:
+        if len(_faces) >= _MEMO_LIMIT:
+            _faces.clear()
+        face = _faces[key] = _card_face(card)
+    return face
+
+
+def _card_face(card: dict[str, Any]) -> SafeString:
     classes = "card" + (" card-red" if card["red"] else "") + (" card-joker" if card.get("joker") else "")
     return format_html(
         '<span class="{}" title="{}"><span class="card-rank">{}</span>'
         '<span class="card-suit" aria-hidden="true">{}</span><span class="visually-hidden">{}</span></span>',
         classes, card["name"], card["rank"], card["suit"], card["name"],
     )
+
+
+@register.simple_tag
+def piece(template_name: str, **values: Any) -> SafeString:
+    """A small template rendered from its arguments alone, remembered by their value: a board's cells
+    mostly stay as they were from one move to the next, and rendering each again dominated a move's cost.
+    The HTML comes from the arguments only, so it can't carry one viewer's view to another."""
+    key = (template_name, repr(sorted(values.items())))
+    html = _pieces.get(key)
+    if html is None:
+        if len(_pieces) >= _MEMO_LIMIT:
+            _pieces.clear()
+        html = _pieces[key] = mark_safe(render_to_string(template_name, values))
+    return html

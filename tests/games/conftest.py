@@ -13,6 +13,7 @@ from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.test import Client
+from fragments import Page
 
 from games import services
 from games.services import SeatSpec
@@ -83,7 +84,27 @@ def session_cookie(user: Any) -> str:
     return f"sessionid={client.cookies['sessionid'].value}"
 
 
-class PacedCommunicator(WebsocketCommunicator):
+class PageCommunicator(WebsocketCommunicator):
+    """A socket whose receive_from answers what the page shows after the message, as a browser would
+    have it: updates carry only what changed (see games.rendering.SocketPage). The message itself is
+    kept in `.message`."""
+
+    message = ""
+
+    async def receive_from(self, timeout: float = 1) -> str:  # type: ignore[override]
+        self.message = await super().receive_from(timeout)
+        if not hasattr(self, "page"):
+            self.page = Page()
+        return self.page.apply(self.message)
+
+    async def settle(self, quiet: float = 0.3) -> str:
+        """Take every message until none comes for `quiet` seconds; what the page shows then."""
+        while not await self.receive_nothing(timeout=quiet):
+            await self.receive_from(timeout=5)
+        return self.page.html() if hasattr(self, "page") else ""
+
+
+class PacedCommunicator(PageCommunicator):
     """A socket that sends no faster than a person can click: under the consumer's 20 frames a second.
 
     On a fast machine a scripted game (Gomori's chained plays, Ruhd's turn-then-place selections) would
@@ -124,7 +145,7 @@ async def ws_client() -> AsyncIterator[Callable[..., Any]]:
             headers.append((b"cookie", cookie.encode()))
         if path is None:
             path = f"/ws/m/{match_id}/" + (f"?code={code}" if code else "")
-        kind = PacedCommunicator if paced else WebsocketCommunicator
+        kind = PacedCommunicator if paced else PageCommunicator
         communicator = kind(application, path, headers=headers)
         connected, detail = await communicator.connect(timeout=5)
         opened.append(communicator)

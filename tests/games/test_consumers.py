@@ -445,8 +445,8 @@ async def test_a_broadcast_older_than_the_shown_position_is_dropped(
     stale = await database_sync_to_async(build_messages)(await load(match.pk))  # every viewer's version-0 message
     _, _, watcher = await ws_client(match.pk, carol)
     _, _, black = await ws_client(match.pk, alice)
-    await receive(watcher, 2)
-    await receive(black, 2)
+    await watcher.settle()
+    await black.settle()
     _, action, _ = await legal_action(match.pk)
     await black.send_to(text_data=frame(action, 0))
     await receive(black, 1)
@@ -457,7 +457,7 @@ async def test_a_broadcast_older_than_the_shown_position_is_dropped(
         await layer.group_send(group, message)
     assert await quiet(black, watcher)
     # The current version (a presence change, say) still goes through.
-    await database_sync_to_async(services.seat_heartbeat)(match_id=match.pk, seat=0)
+    await database_sync_to_async(services.seat_connected)(match_id=match.pk, seat=1)  # Bob shows as present
     for group, message in await database_sync_to_async(build_messages)(await load(match.pk)):
         await layer.group_send(group, message)
     assert len(await receive(black, 1)) == len(await receive(watcher, 1)) == 1

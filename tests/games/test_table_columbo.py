@@ -124,19 +124,15 @@ async def quiet(*communicators: Any) -> bool:
 async def connect(ws_client: Callable[..., Any], match_id: int, users: list[Any]) -> list[Any]:
     """Sockets for these users in this order, each past its page and the presence updates that follow it.
 
-    A socket gets the page, then an update each time a seat connects (its own included); spectators don't count.
+    A socket gets the page, then an update each time another seat's presence shows on it.
     """
     sockets = []
     for user in users:
         ok, _, socket = await ws_client(match_id, user)
         assert ok
         sockets.append(socket)
-    match = await load(match_id)
-    seated = {seat.user_id for seat in await database_sync_to_async(lambda: list(match.seats.all()))()}
-    joins = [user.pk in seated for user in users]
-    for i, socket in enumerate(sockets):
-        for _ in range(1 + sum(joins[i:])):
-            await socket.receive_from(timeout=10)
+    for socket in sockets:
+        await socket.settle()
     assert await quiet(*sockets)
     return sockets
 
@@ -381,10 +377,10 @@ async def test_solo_against_the_clock(ws_client: Callable[..., Any], alice: Any,
         lambda: services.create_match(creator=alice, game="columbo", players=1, seats=[], seed=21)
     )()
     ok, _, me = await ws_client(match.pk, alice)
-    (html, _) = await me.receive_from(timeout=5), await me.receive_from(timeout=5)
+    html = await me.settle()
     ok2, _, watcher = await ws_client(match.pk, carol)
     assert ok and ok2
-    await watcher.receive_from(timeout=5)
+    await watcher.settle()
     assert re.search(r"Time [0-5] s", html)
     assert 'class="countdown" data-seconds="' in html
     both = [me, watcher]
