@@ -112,6 +112,13 @@ def test_two_people_play_a_whole_game_by_invite_while_a_spectator_watches(browse
             assert ("You won" in outcome_ana) == (winners == [0])
             assert ("You won" in outcome_ben) == (winners == [1])
         assert watcher.locator("#status .outcome").inner_text()
+        # The log grew one move at a time (new entries added at the top); a fresh load draws the same list.
+        for tab in (ana, ben, watcher):
+            live = [" ".join(text.split()) for text in tab.locator("#log-entries > li").all_text_contents()]
+            tab.reload()
+            tab.wait_for_selector("#status .outcome")
+            drawn = [" ".join(text.split()) for text in tab.locator("#log-entries > li").all_text_contents()]
+            assert len(drawn) >= min(plays, 60) and live[: len(drawn)] == drawn
         ana.screenshot(path=str(ARTIFACTS / "gomori-end-ana.png"), full_page=True)
         watcher.screenshot(path=str(ARTIFACTS / "gomori-end-spectator.png"), full_page=True)
         assert not errors, errors
