@@ -362,8 +362,7 @@ def _act_warm(match: Match, user: Any, seat: int, action: Any, expected_version:
     try:
         new_state = engine.apply(_state(match), seat, prepared)
     except IllegalAction:
-        _keep_warm(match)  # nothing changed; a refusal from a stale copy is re-checked below
-        return None
+        return None  # a refusal from a possibly stale copy: the slow path gives the database's answer
     if engine.is_over(new_state):
         return None  # finishing (results, stats) is the slow path's
     changed = Match(pk=match.pk, version=match.version + 1, state=engine.dump(new_state), turn_started_at=now,
