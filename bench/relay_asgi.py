@@ -1,4 +1,8 @@
-"""A bare Channels relay, the yardstick of bench/live.py: each message sent to a room reaches its group."""
+"""A bare Channels relay, the yardstick of bench/live.py: each message sent to a room reaches its group.
+
+Bare means Channels' own parts: with no REDIS_URL it uses Channels' InMemoryChannelLayer, not the site's
+(games/layers.py), unless RELAY_LAYER=site asks for the site's layer.
+"""
 
 import os
 
@@ -6,6 +10,13 @@ import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
+
+from django.conf import settings  # noqa: E402
+
+if not os.environ.get("REDIS_URL") and os.environ.get("RELAY_LAYER", "channels") == "channels":
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}
+    }
 
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
