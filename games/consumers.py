@@ -16,7 +16,15 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from . import services
-from .broadcast import abroadcast_match, collected, seat_group, send_messages, spectator_html, watch_group
+from .broadcast import (
+    abroadcast_match,
+    collected,
+    read_message,
+    seat_group,
+    send_messages,
+    spectator_html,
+    watch_group,
+)
 from .engines import IllegalAction, get_engine
 from .engines.columbo import SlapTooLate
 from .models import Match
@@ -318,7 +326,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         """A seat's new view after a change: render it with a fresh selection."""
         if self.is_stale(event["version"]):
             return
-        self.meta, self.view = json.loads(event["data"])
+        self.meta, self.view = read_message(event)
         # A presenter may carry part of the selection into the new view (Columbo: its switches and flashes).
         keep = getattr(presenter(self.meta["game"]), "keep_ui", None)
         self.ui = keep(self.view, self.seat, self.ui) if keep is not None and self.view is not None else {}
@@ -328,5 +336,5 @@ class MatchConsumer(AsyncWebsocketConsumer):
         """The spectators' view after a change, rendered once per process and shared by its spectators."""
         if self.is_stale(event["version"]):
             return
-        self.meta, self.view = json.loads(event["data"])
+        self.meta, self.view = read_message(event)
         await self.send(text_data=spectator_html(self.meta, self.view))

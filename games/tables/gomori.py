@@ -60,6 +60,72 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
             if action["card"] == selected and tuple(action["at"]) == king_at and action.get("king_target"):
                 king_targets[tuple(action["king_target"])] = send(action, version)
 
+    def rows() -> list[list[dict[str, Any]]]:
+        return _rows(view, stacks, (r0, r1, c0, c1), selected, targets, king_at, king_targets)
+
+    playable_cards = {a["card"] for a in legal}
+    hand = [
+        {
+            **card(code),
+            "playable": code in playable_cards,
+            "selected": code == selected,
+            "select": send_ui({"card": code}),
+        }
+        for code in (view.get("hand") or [])
+    ]
+    if king_at is not None:
+        prompt = f"Choose the face-up card the {card_name(selected)} turns face-down (its own stack too)."
+    elif selected:
+        prompt = f"Choose where the {card_name(selected)} goes: the highlighted cells."
+    elif view.get("chain"):
+        prompt = "You stacked a card: play another one."
+    else:
+        prompt = "Choose a card from your hand."
+    colors = view.get("colors", ["black", "red"])
+    sides = [
+        {
+            "seat": i,
+            "name": names[i] if i < len(names) else colors[i].title(),
+            "color": colors[i],
+            "hand": view["hand_counts"][i],
+            "pile": view["pile_counts"][i],
+            "gathered": len(view["gathered"][i]),
+        }
+        for i in range(2)
+    ]
+    return {
+        # Called by the template only when the board is drawn: a board shared by its viewers is drawn once.
+        "rows": _once(rows),
+        "columns": c1 - c0 + 1,
+        "hand": hand,
+        "prompt": prompt,
+        "sides": sides,
+        "selected": card(selected) if selected else None,
+        "choosing_king": king_at is not None,
+        "my_color": colors[seat] if seat is not None else None,
+        "cancel": send_ui({}) if selected else None,
+    }
+
+
+def _once(make: Any) -> Any:
+    """A no-argument callable (a template calls it when it reads it) that makes its value once."""
+    made: list[Any] = []
+
+    def value() -> Any:
+        if not made:
+            made.append(make())
+        return made[0]
+
+    return value
+
+
+def _rows(
+    view: dict[str, Any], stacks: dict[tuple[int, int], Any], window: tuple[int, int, int, int], selected: Any,
+    targets: dict[tuple[int, int], dict[str, Any]], king_at: tuple[int, int] | None,
+    king_targets: dict[tuple[int, int], str],
+) -> list[list[dict[str, Any]]]:
+    """The field's cells over the window, each with what the board template draws."""
+    r0, r1, c0, c1 = window
     last = view.get("last") or {}
     plays = last.get("plays") or []
     last_cells = {tuple(p["at"]) for p in plays}
@@ -108,45 +174,4 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
             entry["classes"] = " ".join(classes)
             cells.append(entry)
         rows.append(cells)
-
-    playable_cards = {a["card"] for a in legal}
-    hand = [
-        {
-            **card(code),
-            "playable": code in playable_cards,
-            "selected": code == selected,
-            "select": send_ui({"card": code}),
-        }
-        for code in (view.get("hand") or [])
-    ]
-    if king_at is not None:
-        prompt = f"Choose the face-up card the {card_name(selected)} turns face-down (its own stack too)."
-    elif selected:
-        prompt = f"Choose where the {card_name(selected)} goes: the highlighted cells."
-    elif view.get("chain"):
-        prompt = "You stacked a card: play another one."
-    else:
-        prompt = "Choose a card from your hand."
-    colors = view.get("colors", ["black", "red"])
-    sides = [
-        {
-            "seat": i,
-            "name": names[i] if i < len(names) else colors[i].title(),
-            "color": colors[i],
-            "hand": view["hand_counts"][i],
-            "pile": view["pile_counts"][i],
-            "gathered": len(view["gathered"][i]),
-        }
-        for i in range(2)
-    ]
-    return {
-        "rows": rows,
-        "columns": c1 - c0 + 1,
-        "hand": hand,
-        "prompt": prompt,
-        "sides": sides,
-        "selected": card(selected) if selected else None,
-        "choosing_king": king_at is not None,
-        "my_color": colors[seat] if seat is not None else None,
-        "cancel": send_ui({}) if selected else None,
-    }
+    return rows

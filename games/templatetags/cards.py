@@ -14,7 +14,7 @@ register = template.Library()
 
 _faces: dict[tuple[Any, ...], SafeString] = {}
 _pieces: dict[tuple[str, str], SafeString] = {}
-_MEMO_LIMIT = 4096
+_MEMO_LIMIT = 16384  # a hundred live boards keep their cells; about 10 MB at most
 
 
 @register.filter
