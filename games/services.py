@@ -7,6 +7,7 @@ apply. Broadcasting happens in transaction.on_commit, never before the change is
 
 from __future__ import annotations
 
+import copy
 import importlib
 import logging
 import random
@@ -365,10 +366,11 @@ def _act_warm(match: Match, user: Any, seat: int, action: Any, expected_version:
         return None  # a refusal from a possibly stale copy: the slow path gives the database's answer
     if engine.is_over(new_state):
         return None  # finishing (results, stats) is the slow path's
-    changed = Match(pk=match.pk, version=match.version + 1, state=engine.dump(new_state), turn_started_at=now,
-                    rematch_votes=[], bot_due_at=None, updated_at=now)
-    changed.game, changed.players = match.game, match.players
-    changed.__dict__["_seats_cache"] = match.__dict__["_seats_cache"]
+    # A copy of the row, not Match(...): a new instance would work out field defaults (an invite code from
+    # the system's randomness) for nothing.
+    changed = copy.copy(match)
+    changed.version, changed.state, changed.turn_started_at = match.version + 1, engine.dump(new_state), now
+    changed.rematch_votes, changed.bot_due_at, changed.updated_at = [], None, now
     _schedule_bots(changed, new_state)
     with transaction.atomic():
         if not _write_move(match, changed, seat, prepared):
