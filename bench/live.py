@@ -5,7 +5,8 @@ Starts daphne on a fresh SQLite database (or DATABASE_URL), then for each match 
 seat) play MOVES moves, one move in flight per match. Latency is from one client sending an action
 until the other seat's client has received its update; every move is persisted and each seat's
 fragments rendered. In the same run a bare Channels relay (bench/relay_asgi.py) is driven by the same
-clients, and the ratio is printed.
+clients, and the ratio is printed. Without REDIS_URL the relay uses Channels' own in-memory layer and the
+site its own (games/layers.py); RELAY_LAYER=site puts the relay on the site's layer too.
 
     .venv/bin/python bench/live.py [-m 100] [--moves 50]
 """
@@ -191,8 +192,9 @@ def main() -> None:
                 "DJANGO_SECURE_SSL_REDIRECT", "DJANGO_ALLOWED_HOSTS")
         os.environ.update({k: env[k] for k in keys})
         matches = setup_matches(args.matches)
+        relay_layer = "Channels' own" if env.get("RELAY_LAYER", "channels") == "channels" else "the site's"
         print(f"{args.matches} matches x {args.moves} moves, database {env['DATABASE_URL'].split(':')[0]}, "
-              f"channel layer {'redis' if env.get('REDIS_URL') else 'in-memory'}")
+              f"channel layer {'redis' if env.get('REDIS_URL') else f'in-memory (the relay on {relay_layer})'}")
 
         port = free_port()
         server = start_daphne("bench.relay_asgi:application", port, env)
