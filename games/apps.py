@@ -6,4 +6,4 @@ class GamesConfig(AppConfig):
     name = "games"
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401  (post_migrate: the bot accounts)
+        from . import signals  # noqa: F401  (post_migrate: the bot accounts; post_save: names on live tables)

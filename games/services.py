@@ -684,6 +684,16 @@ def _touch(match_id: int) -> None:
     Match.objects.filter(pk=match_id).update(updated_at=timezone.now())
 
 
+def player_changed(*, user_id: int) -> None:
+    """A player's name or picture changed: their matches that are on show it at once, and no process's warm
+    copy (which holds the seats' users) draws the old one again."""
+    live = (Match.Status.WAITING, Match.Status.ACTIVE)
+    ids = Match.objects.filter(status__in=live, seats__user_id=user_id).values_list("pk", flat=True).distinct()
+    for match_id in list(ids):
+        _touch(match_id)
+        _on_commit_broadcast(match_id)
+
+
 def seat_connected(*, match_id: int, seat: int) -> None:
     """A socket opened for this seat (the consumer then broadcasts the new presence itself)."""
     from django.db.models import F
