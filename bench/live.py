@@ -156,12 +156,23 @@ async def relay_room(port: int, room: int, moves: int, latencies: list[float], d
             await ws.close()
 
 
-def report(name: str, latencies: list[float], done: int, elapsed: float) -> float:
+def server_cpu(pid: int) -> float:
+    """CPU seconds a process has used, all its threads (Linux /proc; 0 where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def report(name: str, latencies: list[float], done: int, elapsed: float, cpu: float) -> float:
     ordered = sorted(latencies)
     p50 = ordered[len(ordered) // 2] * 1000
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
     rate = done / elapsed
+    # Server CPU per move varies less than throughput on a shared machine: the two compete with the clients.
     print(f"{name:<22} {rate:8.0f} moves/s   p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   "
+          f"server CPU {cpu / done * 1000:.2f} ms/move   "
           f"({done} moves in {elapsed:.1f} s, mean {statistics.fmean(latencies) * 1000:.1f} ms)")
     return rate
 
@@ -202,8 +213,10 @@ def main() -> None:
             latencies: list[float] = []
             done = [0]
             rooms = (relay_room(port, i, args.moves, latencies, done) for i in range(args.matches))
+            cpu = server_cpu(server.pid)
             elapsed = asyncio.run(run_all(rooms))
-            relay_rate = report("bare Channels relay", latencies, done[0], elapsed)
+            cpu = server_cpu(server.pid) - cpu
+            relay_rate = report("bare Channels relay", latencies, done[0], elapsed, cpu)
         finally:
             server.terminate()
             server.wait()
@@ -213,8 +226,10 @@ def main() -> None:
         try:
             latencies = []
             done = [0]
+            cpu = server_cpu(server.pid)
             elapsed = asyncio.run(run_all(play_match(port, m, args.moves, latencies, done) for m in matches))
-            game_rate = report("Card Club (Gomori)", latencies, done[0], elapsed)
+            cpu = server_cpu(server.pid) - cpu
+            game_rate = report("Card Club (Gomori)", latencies, done[0], elapsed, cpu)
         finally:
             server.terminate()
             server.wait()
