@@ -37,10 +37,13 @@ def free_port() -> int:
 
 
 def start_daphne(app: str, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [str(ROOT / ".venv/bin/daphne"), "-b", "127.0.0.1", "-p", str(port), app],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
+    """daphne serving app; its log goes to BENCH_SERVER_LOG if set (else nowhere)."""
+    log_path = os.environ.get("BENCH_SERVER_LOG", os.devnull)
+    with open(log_path, "ab") as log:  # the child keeps its own copy of the descriptor
+        proc = subprocess.Popen(
+            [str(ROOT / ".venv/bin/daphne"), "-b", "127.0.0.1", "-p", str(port), app],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
+        )
     for _ in range(200):
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
@@ -48,7 +51,7 @@ def start_daphne(app: str, port: int, env: dict[str, str]) -> subprocess.Popen[b
         except OSError:
             time.sleep(0.05)
     proc.kill()
-    raise SystemExit(f"daphne did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+    raise SystemExit("daphne did not start (set BENCH_SERVER_LOG=<file> to keep its log)")
 
 
 def setup_matches(count: int) -> list[dict]:

@@ -1,7 +1,9 @@
 """A bare Channels relay, the yardstick of bench/live.py: each message sent to a room reaches its group.
 
 Bare means Channels' own parts: with no REDIS_URL it uses Channels' InMemoryChannelLayer, not the site's
-(games/layers.py), unless RELAY_LAYER=site asks for the site's layer.
+(games/layers.py), unless RELAY_LAYER=site asks for the site's layer. With REDIS_URL it uses the site's Redis
+layer: channels-redis's own pool fails beyond 100 operations in flight (redis-py 8), which this bench's
+hundred rooms connecting at once exceed.
 """
 
 import os

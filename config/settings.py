@@ -117,11 +117,13 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # Channels' Redis layer with pools that wait for a free connection rather than fail (games/layers.py).
+            "BACKEND": "games.layers.RedisChannelLayer",
             # redis-py 8 times socket reads out after 5 s by default, the same 5 s channels-redis blocks
-            # for in BZPOPMIN while a socket waits for messages: give reads a margin above that.
+            # for in BZPOPMIN while a socket waits for messages: give reads a margin above that. At most
+            # max_connections per process; an operation waits up to timeout seconds for one of them.
             "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 15, "max_connections": 200, "timeout": 20}],
                 "capacity": 1500,
                 "expiry": 30,
                 # Deployments sharing one Redis (or parallel test servers) keep their groups apart by prefix.

@@ -1,4 +1,6 @@
-"""The in-memory channel layer (one process, no Redis), without its per-message costs that grow with the site.
+"""The site's channel layers: Channels' own, with two costs and a failure that grow with the site removed.
+
+In memory (one process, no Redis), InMemoryChannelLayer below:
 
 Channels' own InMemoryChannelLayer scans every channel and every group for expired entries on each
 receive and each group send, starts a task per member for a group send, and deep-copies every message.
@@ -6,6 +8,10 @@ With a hundred live matches that scan was a tenth of the server's time per move.
 behaviour (messages expire, stale group members go, a full channel drops the message) and does that
 housekeeping at most once a second; a message whose values are all plain (strings, numbers) is copied
 shallowly, as a deep copy of it would be equal and no less shared.
+
+With Redis (several processes), RedisChannelLayer below: redis-py 8 caps a connection pool at 100
+connections and fails the 101st operation at once ("Too many connections"), so a burst of sockets
+connecting to one process (each joins its groups) got HTTP 500s. Its pool waits for a free connection.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from typing import Any
 
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer as ChannelsInMemoryChannelLayer
+from channels_redis.core import RedisChannelLayer as ChannelsRedisChannelLayer
+from redis.asyncio import BlockingConnectionPool
 
 _PLAIN = (str, int, float, bool, bytes, type(None))
 
@@ -65,3 +73,14 @@ class InMemoryChannelLayer(ChannelsInMemoryChannelLayer):
     async def flush(self) -> None:
         await super().flush()
         self._cleaned_at = 0.0
+
+
+class RedisChannelLayer(ChannelsRedisChannelLayer):
+    """Channels' Redis layer whose connection pools make an operation wait for a free connection (up to
+    the host's "timeout" seconds) when all of its "max_connections" are busy, instead of failing it."""
+
+    def create_pool(self, index: int) -> Any:
+        host = dict(self.hosts[index])
+        if "address" not in host:  # Sentinel and other set-ups: Channels' own pool
+            return super().create_pool(index)
+        return BlockingConnectionPool.from_url(host.pop("address"), **host)
