@@ -718,6 +718,22 @@ def seat_disconnected(*, match_id: int, seat: int) -> None:
 
 
 def seat_heartbeat(*, match_id: int, seat: int) -> None:
+    """A seat's socket is still there (every 15 s). Like any presence change it moves the row's updated_at
+    on, so other processes' warm copies fail their guard; this process's own copy, if nothing else changed
+    the row since that copy was written, is brought up to date instead of dropped: with heartbeats every
+    few seconds a match would otherwise hardly ever take the fast path."""
+    now = timezone.now()
+    warm = _take_warm(match_id)
     with transaction.atomic():
-        Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=timezone.now())
-        _touch(match_id)
+        Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=now)
+        current = Match.objects.filter(pk=match_id, version=warm.version, status=warm.status,
+                                       updated_at=warm.updated_at) if warm is not None else None
+        kept = current is not None and current.update(updated_at=now) == 1
+        if not kept:
+            Match.objects.filter(pk=match_id).update(updated_at=now)
+    if kept and warm is not None:
+        for held in _seats(warm):
+            if held.index == seat:
+                held.last_seen = now
+        warm.updated_at = now
+        _keep_warm(warm)

@@ -127,12 +127,51 @@ def test_a_seat_handed_to_a_bot_elsewhere_is_not_played_from_a_stale_copy(
 def test_presence_changes_retire_the_warm_copy(gomori_match: Match, alice: Any, bob: Any) -> None:
     play(gomori_match, {0: alice, 1: bob})
     before = fresh(gomori_match).updated_at
-    for change in (services.seat_connected, services.seat_heartbeat, services.seat_disconnected):
+    for change in (services.seat_connected, services.seat_disconnected):
         services._warm[gomori_match.pk] = services._warm.get(gomori_match.pk) or fresh(gomori_match)
         change(match_id=gomori_match.pk, seat=1)
         assert gomori_match.pk not in services._warm
         assert fresh(gomori_match).updated_at > before  # so other processes' copies fail the guard
         before = fresh(gomori_match).updated_at
+
+
+def test_a_heartbeat_keeps_a_current_warm_copy_up_to_date(gomori_match: Match, alice: Any, bob: Any) -> None:
+    users = {0: alice, 1: bob}
+    version = play(gomori_match, users)
+    copy = services._warm[gomori_match.pk]
+    other_processes_saw = fresh(gomori_match).updated_at
+    services.seat_heartbeat(match_id=gomori_match.pk, seat=1)
+    stored = fresh(gomori_match)
+    assert stored.updated_at > other_processes_saw  # their copies fail the guard
+    assert services._warm[gomori_match.pk] is copy and copy.updated_at == stored.updated_at
+    seen = {s.index: s.last_seen for s in stored.seats.all()}
+    assert {s.index: s.last_seen for s in copy.__dict__["_seats_cache"]}[1] == seen[1]
+    # The next move still takes the fast path: it reads nothing.
+    seat, action, _ = next_move(gomori_match)
+    with CaptureQueriesContext(connection) as queries:
+        services.act(match_id=gomori_match.pk, user=users[seat], seat=seat, action=action, expected_version=version)
+    assert not [q for q in queries.captured_queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    assert replayed(fresh(gomori_match)) == fresh(gomori_match).state
+
+
+def test_a_heartbeat_drops_a_copy_that_another_change_made_stale(
+    gomori_match: Match, alice: Any, bob: Any, settings: Any
+) -> None:
+    users = {0: alice, 1: bob}
+    version = play(gomori_match, users)  # black played: the game waits on red (Bob)
+    stale = services._warm[gomori_match.pk]
+    settings.GAMES_ABANDON_SECONDS = 0
+    services._warm.clear()  # another process hands Bob's seat to a bot
+    services.seat_disconnected(match_id=gomori_match.pk, seat=1)
+    services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=1, take_over_with_bot=True)
+    services._warm[gomori_match.pk] = stale
+    services.seat_heartbeat(match_id=gomori_match.pk, seat=0)  # must not make the stale copy pass the guard
+    assert gomori_match.pk not in services._warm
+    services._warm[gomori_match.pk] = stale  # even if it were still held, its updated_at is behind the row's
+    seat, action, _ = next_move(gomori_match)
+    assert seat == 1
+    with pytest.raises(ServiceError, match="your own seat"):
+        services.act(match_id=gomori_match.pk, user=bob, seat=1, action=action, expected_version=version)
 
 
 def test_an_illegal_move_on_a_warm_match_is_refused_and_changes_nothing(
