@@ -278,6 +278,7 @@ class SocketPage:
         """The next update draws everything (a page that connects, reconnects or moved on)."""
         self.shown: dict[str, str] = {}
         self.log_shown: int | None = None
+        self.log_names: list[str] = []  # the players' names in the log entries the page shows
 
     def update(
         self, meta: dict[str, Any], view: dict[str, Any] | None, seat: int | None, ui: dict[str, Any],
@@ -286,9 +287,11 @@ class SocketPage:
         """The HTML to send: with changed_only, none of what the page shows already (an answer to the
         person's own click sends its fragments whatever they hold)."""
         total = log_count(view)
+        names = seat_names(meta)
         new_entries = (
             "log" in fragments and self.log_shown is not None and 0 < self.log_shown <= total
             and total - self.log_shown <= min(LOG_TAIL, len((view or {}).get("log") or []))
+            and names == self.log_names  # a player renamed: the entries shown carry the old name
         )
         context = table_context(meta, view, seat, ui, error=error, log_from=self.log_shown if new_entries else 0)
         parts = []
@@ -299,7 +302,7 @@ class SocketPage:
                 else:
                     html = render_fragment(name, context)
                     self.shown.pop("log", None)
-                self.log_shown = total
+                self.log_shown, self.log_names = total, names
                 if html:
                     parts.append(html)
                 continue

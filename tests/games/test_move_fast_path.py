@@ -227,6 +227,20 @@ def test_updates_send_the_new_log_entries_and_only_the_fragments_that_changed(
     assert 'id="log"' in again and again.count("<li>") >= len(view["log"])
 
 
+def test_a_renamed_player_gets_the_whole_log_drawn_again(gomori_match: Match, alice: Any, bob: Any) -> None:
+    play(gomori_match, {0: alice, 1: bob})  # Alice's play is in the log
+    page = SocketPage()
+    assert "Alice" in page.update(*seat_payload(gomori_match, 1), 1, {})
+    alice.display_name = "Alicia"
+    alice.save()
+    meta, view = seat_payload(gomori_match, 1)
+    update = page.update(meta, view, 1, {})
+    # Not new entries added on top of ones naming Alice: the log the page shows is replaced, as a reload has it.
+    assert 'id="log"' in update and "hx-swap-oob" not in update
+    log = re.search(r'<section id="log".*?</section>', update, re.S)
+    assert log and "Alicia" in log.group(0) and "Alice<" not in log.group(0)
+
+
 def test_the_shared_gomori_board_is_what_each_viewer_would_render(gomori_match: Match, alice: Any, bob: Any) -> None:
     play(gomori_match, {0: alice, 1: bob})
     boards = []
