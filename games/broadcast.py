@@ -13,8 +13,10 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from .engines import get_engine
+from .memo import Memo
 from .models import Match
 from .rendering import match_meta, page_view, render_fragments, table_context
+from .services import seats_of
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +31,7 @@ def watch_group(match_id: int) -> str:
 
 def build_messages(match: Match) -> list[tuple[str, dict[str, Any]]]:
     """(group, message) pairs for one match's current state: a view per person's seat, HTML for spectators."""
-    # The service that changed the match may have read its seats already (services._seats).
-    seats = match.__dict__.get("_seats_cache") or list(match.seats.select_related("user").order_by("index"))
+    seats = seats_of(match)  # the service that changed the match may have read them already
     meta = match_meta(match, seats)
     engine = get_engine(match.game)
     state = engine.load(match.state) if match.state is not None else None
@@ -58,7 +59,7 @@ def read_message(event: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] 
     return meta, view
 
 
-_spectator_cache: dict[tuple[int, int, str], str] = {}
+_spectator_pages: Memo[str] = Memo(256)
 
 
 def spectator_html(meta: dict[str, Any], view: dict[str, Any] | None) -> str:
@@ -68,13 +69,7 @@ def spectator_html(meta: dict[str, Any], view: dict[str, Any] | None) -> str:
     rematch link change the page without a move.
     """
     key = (meta["id"], meta["version"], json.dumps(meta, sort_keys=True, default=str))
-    html = _spectator_cache.get(key)
-    if html is None:
-        html = render_fragments(table_context(meta, view, None))
-        if len(_spectator_cache) > 256:
-            _spectator_cache.clear()
-        _spectator_cache[key] = html
-    return html
+    return _spectator_pages.get(key, lambda: render_fragments(table_context(meta, view, None)))
 
 
 _outbox = threading.local()
@@ -113,8 +108,7 @@ async def abroadcast_match(match_id: int) -> None:
         match = Match.objects.filter(pk=match_id).first()
         return build_messages(match) if match is not None else []
 
-    for group, message in await database_sync_to_async(messages)():
-        await layer.group_send(group, message)
+    await send_messages(await database_sync_to_async(messages)())
 
 
 def broadcast_match(match_id: int, match: Match | None = None) -> None:
@@ -132,11 +126,7 @@ def broadcast_match(match_id: int, match: Match | None = None) -> None:
         outbox.extend(messages)
         return
 
-    async def send_all() -> None:
-        for group, message in messages:
-            await layer.group_send(group, message)
-
     try:
-        async_to_sync(send_all)()
+        async_to_sync(send_messages)(messages)
     except Exception:  # a broadcast failure must never undo or hide a committed move
         log.exception("broadcast of match %s failed", match_id)

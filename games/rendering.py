@@ -18,6 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from . import services
 from .catalog import GAMES
+from .memo import Memo
 from .models import Match, Move, Seat
 
 TABLE_SCRIPTS = {"rummy": "js/rummy.js"}
@@ -245,7 +246,7 @@ def render_fragments(context: dict[str, Any], fragments: tuple[str, ...] = FRAGM
     return "".join(render_fragment(name, context) for name in fragments)
 
 
-_shared_boards: dict[tuple[Any, ...], str] = {}
+_shared_boards: Memo[str] = Memo(512)
 
 
 def render_fragment(name: str, context: dict[str, Any]) -> str:
@@ -257,13 +258,7 @@ def render_fragment(name: str, context: dict[str, Any]) -> str:
         presenter(meta["game"]), "BOARD_IS_PUBLIC", False
     ):
         key = (meta["id"], meta["version"], meta["status"], tuple(context["names"]))
-        html = _shared_boards.get(key)
-        if html is None:
-            html = render_to_string("games/match.html#board", context)
-            if len(_shared_boards) >= 512:
-                _shared_boards.clear()
-            _shared_boards[key] = html
-        return html
+        return _shared_boards.get(key, lambda: render_to_string("games/match.html#board", context))
     return render_to_string(f"games/match.html#{name}", context)
 
 

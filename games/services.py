@@ -65,7 +65,7 @@ def _lock(match_id: int) -> Match:
         raise ServiceError("There is no such match.") from None
 
 
-def _seats(match: Match) -> list[Seat]:
+def seats_of(match: Match) -> list[Seat]:
     """The match's seats with their users, read once per service call and kept on the instance:
     the move, the bot schedule and the broadcast after commit all use the same list."""
     cached = match.__dict__.get("_seats_cache")
@@ -189,7 +189,7 @@ def join_match(*, match_id: int, user: Any, invite_code: str | None = None, seat
         match = _lock(match_id)
         if match.status != Match.Status.WAITING:
             raise ServiceError("This match is no longer waiting for players.")
-        seats = _seats(match)
+        seats = seats_of(match)
         if any(seat.user_id == user.pk for seat in seats):
             raise ServiceError("You already have a seat in this match.")
         has_code = invite_code is not None and secrets.compare_digest(str(invite_code), match.invite_code)
@@ -307,7 +307,7 @@ def act(*, match_id: int, user: Any, seat: int, action: Any, expected_version: i
 
 
 def _check_holder(match: Match, user: Any, seat: int) -> None:
-    holder = next((s for s in _seats(match) if s.index == seat), None)
+    holder = next((s for s in seats_of(match) if s.index == seat), None)
     if holder is None or holder.user is None or holder.user_id != getattr(user, "pk", None) or holder.user.is_bot:
         raise ServiceError("You can only act for your own seat.")
 
@@ -375,7 +375,7 @@ def _act_warm(match: Match, user: Any, seat: int, action: Any, expected_version:
     with transaction.atomic():
         if not _write_move(match, changed, seat, prepared):
             return None
-        for name in ("version", "state", "turn_started_at", "rematch_votes", "bot_due_at", "updated_at"):
+        for name in _MOVE_COLUMNS:
             setattr(match, name, getattr(changed, name))
         _on_commit_broadcast(match.pk, match)
     _keep_warm(match)
@@ -390,13 +390,12 @@ def _write_move(before: Match, after: Match, seat: int, action: Any) -> bool:
 
     ops = connection.ops
     fields = _MATCH_FIELDS
-    columns = ("version", "state", "turn_started_at", "rematch_votes", "bot_due_at", "updated_at")
-    sets = ", ".join(f"{ops.quote_name(fields[name].column)} = %s" for name in columns)
+    sets = ", ".join(f"{ops.quote_name(fields[name].column)} = %s" for name in _MOVE_COLUMNS)
     guard = f"{ops.quote_name('id')} = %s AND version = %s AND status = %s AND updated_at = %s"
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {ops.quote_name(Match._meta.db_table)} SET {sets} WHERE {guard}",
-            [*(fields[name].get_db_prep_save(getattr(after, name), connection) for name in columns),
+            [*(fields[name].get_db_prep_save(getattr(after, name), connection) for name in _MOVE_COLUMNS),
              before.pk, before.version, Match.Status.ACTIVE,
              fields["updated_at"].get_db_prep_save(before.updated_at, connection)],
         )
@@ -412,6 +411,8 @@ def _write_move(before: Match, after: Match, seat: int, action: Any) -> bool:
     return True
 
 
+# What a move changes in the match row (the fast path writes exactly these).
+_MOVE_COLUMNS = ("version", "state", "turn_started_at", "rematch_votes", "bot_due_at", "updated_at")
 _MATCH_FIELDS = {f.name: f for f in Match._meta.concrete_fields}
 _MOVE_FIELDS_BY_NAME = {f.name: f for f in Move._meta.concrete_fields}
 
@@ -473,7 +474,7 @@ def offer_rematch(*, match_id: int, user: Any) -> Match | None:
             raise ServiceError("A rematch can be asked for once the match is over.")
         if match.rematch_id:
             return match.rematch
-        seats = _seats(match)
+        seats = seats_of(match)
         seat = next((s for s in seats if s.user_id == getattr(user, "pk", None)), None)
         if seat is None:
             raise ServiceError("Only players of this match can ask for a rematch.")
@@ -535,7 +536,7 @@ def _finish(match: Match, result: dict[str, Any], *, reason: str, now: Any) -> N
     match.bot_due_at = None
     match.result = {**(match.result or {}), **result, "reason": reason}
     places = _places(scores, winners, info.lower_is_better) if scores else [1] * match.players
-    for seat in _seats(match):
+    for seat in seats_of(match):
         seat.final_score = scores[seat.index] if scores else None
         seat.place = places[seat.index]
         seat.save(update_fields=["final_score", "place"])
@@ -556,7 +557,7 @@ def _end_with_loser(match: Match, loser: int, *, reason: str) -> None:
 
 
 def _bot_levels(match: Match) -> dict[int, str]:
-    return {s.index: s.user.bot_level for s in _seats(match) if s.user and s.user.is_bot}
+    return {s.index: s.user.bot_level for s in seats_of(match) if s.user and s.user.is_bot}
 
 
 def _reaction_delay(game: str, level: str) -> float:
@@ -678,19 +679,22 @@ def is_present(seat: Seat) -> bool:
     return (timezone.now() - seat.last_seen).total_seconds() < PRESENCE_STALE_SECONDS
 
 
-def _touch(match_id: int) -> None:
-    """Presence changed: a process's warm copy of the match (and its seats) must not be used any more."""
-    _forget_warm(match_id)
-    Match.objects.filter(pk=match_id).update(updated_at=timezone.now())
+def _touch(*match_ids: int) -> None:
+    """Presence or a player changed: no process's warm copy of these matches (and their seats) may be used
+    any more (updated_at moves on, so the copies fail their guard)."""
+    for match_id in match_ids:
+        _forget_warm(match_id)
+    Match.objects.filter(pk__in=match_ids).update(updated_at=timezone.now())
 
 
 def player_changed(*, user_id: int) -> None:
     """A player's name or picture changed: their matches that are on show it at once, and no process's warm
     copy (which holds the seats' users) draws the old one again."""
     live = (Match.Status.WAITING, Match.Status.ACTIVE)
-    ids = Match.objects.filter(status__in=live, seats__user_id=user_id).values_list("pk", flat=True).distinct()
-    for match_id in list(ids):
-        _touch(match_id)
+    ids = list(Match.objects.filter(status__in=live, seats__user_id=user_id).values_list("pk", flat=True).distinct())
+    if ids:
+        _touch(*ids)
+    for match_id in ids:
         _on_commit_broadcast(match_id)
 
 
@@ -726,14 +730,16 @@ def seat_heartbeat(*, match_id: int, seat: int) -> None:
     warm = _take_warm(match_id)
     with transaction.atomic():
         Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=now)
-        current = Match.objects.filter(pk=match_id, version=warm.version, status=warm.status,
-                                       updated_at=warm.updated_at) if warm is not None else None
-        kept = current is not None and current.update(updated_at=now) == 1
+        # Compare-and-set: the copy is kept only if the row is still the one it wrote.
+        kept = warm is not None and Match.objects.filter(
+            pk=match_id, version=warm.version, status=warm.status, updated_at=warm.updated_at
+        ).update(updated_at=now) == 1
         if not kept:
             Match.objects.filter(pk=match_id).update(updated_at=now)
-    if kept and warm is not None:
-        for held in _seats(warm):
-            if held.index == seat:
-                held.last_seen = now
-        warm.updated_at = now
-        _keep_warm(warm)
+    if warm is None or not kept:
+        return
+    for held in seats_of(warm):
+        if held.index == seat:
+            held.last_seen = now
+    warm.updated_at = now
+    _keep_warm(warm)

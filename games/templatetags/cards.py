@@ -9,12 +9,13 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from ..memo import Memo
+
 register = template.Library()
 
 
-_faces: dict[tuple[Any, ...], SafeString] = {}
-_pieces: dict[tuple[str, str], SafeString] = {}
-_MEMO_LIMIT = 16384  # a hundred live boards keep their cells; about 10 MB at most
+_faces: Memo[SafeString] = Memo(4096)
+_pieces: Memo[SafeString] = Memo(16384)  # a hundred live boards keep their cells; about 10 MB at most
 
 
 @register.filter
@@ -23,12 +24,7 @@ def card_face(card: dict[str, Any] | None) -> SafeString | str:
     if not card:
         return ""
     key = (card["name"], card["rank"], card["suit"], card["red"], card.get("joker"))
-    face = _faces.get(key)
-    if face is None:
-        if len(_faces) >= _MEMO_LIMIT:
-            _faces.clear()
-        face = _faces[key] = _card_face(card)
-    return face
+    return _faces.get(key, lambda: _card_face(card))
 
 
 def _card_face(card: dict[str, Any]) -> SafeString:
@@ -46,9 +42,4 @@ def piece(template_name: str, **values: Any) -> SafeString:
     mostly stay as they were from one move to the next, and rendering each again dominated a move's cost.
     The HTML comes from the arguments only, so it can't carry one viewer's view to another."""
     key = (template_name, repr(sorted(values.items())))
-    html = _pieces.get(key)
-    if html is None:
-        if len(_pieces) >= _MEMO_LIMIT:
-            _pieces.clear()
-        html = _pieces[key] = mark_safe(render_to_string(template_name, values))
-    return html
+    return _pieces.get(key, lambda: mark_safe(render_to_string(template_name, values)))

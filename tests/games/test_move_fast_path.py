@@ -106,21 +106,31 @@ def test_a_copy_another_process_made_stale_fails_the_guard(gomori_match: Match, 
     assert replayed(match) == match.state
 
 
+def bobs_seat_handed_to_a_bot_elsewhere(match: Match, alice: Any, bob: Any, settings: Any) -> tuple[int, Match]:
+    """Black plays here, then another process (no copy of its own) hands red's absent seat to a bot:
+    (the version this process's copy shows, that copy)."""
+    version = play(match, {0: alice, 1: bob})  # black played: the game waits on red (Bob)
+    stale = services._warm[match.pk]
+    services._warm.clear()
+    settings.GAMES_ABANDON_SECONDS = 0
+    services.seat_disconnected(match_id=match.pk, seat=1)
+    services.claim_abandoned(match_id=match.pk, user=alice, absent_seat=1, take_over_with_bot=True)
+    return version, stale
+
+
+def bob_is_refused(match: Match, bob: Any, version: int) -> None:
+    seat, action, _ = next_move(match)
+    assert seat == 1
+    with pytest.raises(ServiceError, match="your own seat"):
+        services.act(match_id=match.pk, user=bob, seat=1, action=action, expected_version=version)
+
+
 def test_a_seat_handed_to_a_bot_elsewhere_is_not_played_from_a_stale_copy(
     gomori_match: Match, alice: Any, bob: Any, settings: Any
 ) -> None:
-    users = {0: alice, 1: bob}
-    version = play(gomori_match, users)  # black played: the game waits on red (Bob)
-    stale = services._warm[gomori_match.pk]
-    Match.objects.filter(pk=gomori_match.pk).update(turn_started_at=fresh(gomori_match).turn_started_at)
-    settings.GAMES_ABANDON_SECONDS = 0
-    services.seat_disconnected(match_id=gomori_match.pk, seat=1)
-    services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=1, take_over_with_bot=True)
+    version, stale = bobs_seat_handed_to_a_bot_elsewhere(gomori_match, alice, bob, settings)
     services._warm[gomori_match.pk] = stale  # a process that saw none of it
-    seat, action, _ = next_move(gomori_match)
-    assert seat == 1
-    with pytest.raises(ServiceError, match="your own seat"):
-        services.act(match_id=gomori_match.pk, user=bob, seat=1, action=action, expected_version=version)
+    bob_is_refused(gomori_match, bob, version)
     assert fresh(gomori_match).version == version
 
 
@@ -157,21 +167,12 @@ def test_a_heartbeat_keeps_a_current_warm_copy_up_to_date(gomori_match: Match, a
 def test_a_heartbeat_drops_a_copy_that_another_change_made_stale(
     gomori_match: Match, alice: Any, bob: Any, settings: Any
 ) -> None:
-    users = {0: alice, 1: bob}
-    version = play(gomori_match, users)  # black played: the game waits on red (Bob)
-    stale = services._warm[gomori_match.pk]
-    settings.GAMES_ABANDON_SECONDS = 0
-    services._warm.clear()  # another process hands Bob's seat to a bot
-    services.seat_disconnected(match_id=gomori_match.pk, seat=1)
-    services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=1, take_over_with_bot=True)
+    version, stale = bobs_seat_handed_to_a_bot_elsewhere(gomori_match, alice, bob, settings)
     services._warm[gomori_match.pk] = stale
     services.seat_heartbeat(match_id=gomori_match.pk, seat=0)  # must not make the stale copy pass the guard
     assert gomori_match.pk not in services._warm
     services._warm[gomori_match.pk] = stale  # even if it were still held, its updated_at is behind the row's
-    seat, action, _ = next_move(gomori_match)
-    assert seat == 1
-    with pytest.raises(ServiceError, match="your own seat"):
-        services.act(match_id=gomori_match.pk, user=bob, seat=1, action=action, expected_version=version)
+    bob_is_refused(gomori_match, bob, version)
 
 
 def test_an_illegal_move_on_a_warm_match_is_refused_and_changes_nothing(
