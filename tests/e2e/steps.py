@@ -16,3 +16,13 @@ def sign_up(page: Any, username: str, display_name: str, password: str = PASSWOR
     page.get_by_label("Password confirmation").fill(password)
     page.get_by_role("button", name="Sign up").click()
     page.wait_for_url("**/play/")
+
+
+def page_problems(*tabs: Any) -> list[str]:
+    """A list that fills with the tabs' script errors and Content Security Policy refusals as they happen."""
+    problems: list[str] = []
+    for tab in tabs:
+        tab.on("pageerror", lambda error: problems.append(str(error)))
+        tab.on("console", lambda message: problems.append(message.text)
+               if "Content Security Policy" in message.text else None)
+    return problems

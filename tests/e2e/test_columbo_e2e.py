@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from steps import sign_up
+from steps import page_problems, sign_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -46,11 +46,7 @@ def test_two_people_play_a_round_with_a_slap_while_a_spectator_watches(browser: 
 
     contexts = [browser.new_context(base_url=asgi_server, viewport=DESKTOP) for _ in range(3)]
     ana, ben, watcher = (context.new_page() for context in contexts)
-    problems: list[str] = []
-    for tab in (ana, ben, watcher):
-        tab.on("pageerror", lambda error: problems.append(str(error)))
-        tab.on("console", lambda message: problems.append(message.text) if "Content Security Policy" in message.text
-               else None)
+    problems = page_problems(ana, ben, watcher)
     try:
         sign_up(ana, "ana", "Ana")
         sign_up(ben, "ben", "Ben")

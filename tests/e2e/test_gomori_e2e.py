@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from steps import sign_up
+from steps import page_problems, sign_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -64,11 +64,7 @@ def test_two_people_play_a_whole_game_by_invite_while_a_spectator_watches(browse
 
     contexts = [browser.new_context(base_url=asgi_server, viewport={"width": 1280, "height": 900}) for _ in range(3)]
     ana, ben, watcher = (context.new_page() for context in contexts)
-    errors: list[str] = []
-    for tab in (ana, ben, watcher):
-        tab.on("pageerror", lambda error: errors.append(str(error)))
-        tab.on("console", lambda message: errors.append(message.text) if "Content Security Policy" in message.text
-               else None)
+    errors = page_problems(ana, ben, watcher)
     try:
         sign_up(ana, "ana", "Ana")
         sign_up(ben, "ben", "Ben")

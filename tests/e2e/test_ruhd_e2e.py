@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from steps import sign_up
+from steps import page_problems, sign_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -163,11 +163,7 @@ def test_two_people_play_a_whole_game_by_clicking_while_a_spectator_watches(brow
     for context in contexts:
         context.set_default_timeout(10_000)
     ana, ben, watcher = (context.new_page() for context in contexts)
-    errors: list[str] = []
-    for tab in (ana, ben, watcher):
-        tab.on("pageerror", lambda error: errors.append(str(error)))
-        tab.on("console", lambda message: errors.append(message.text) if "Content Security Policy" in message.text
-               else None)
+    errors = page_problems(ana, ben, watcher)
     try:
         sign_up(ana, "ana", "Ana")
         sign_up(ben, "ben", "Ben")
