@@ -52,7 +52,7 @@ def _database_url(settings_dict: dict[str, Any]) -> str:
     engine, name = settings_dict["ENGINE"], str(settings_dict["NAME"])
     if engine.endswith("sqlite3"):
         if name == ":memory:" or name.startswith("file:") or "mode=memory" in name:
-            pytest.skip("the e2e server needs a file-based SQLite test database to share")
+            pytest.fail("the e2e server needs a file-based SQLite test database to share (see DATABASES TEST NAME)")
         return f"sqlite:///{Path(name).resolve()}"
     if "postgresql" in engine:
         user = quote(str(settings_dict.get("USER") or ""), safe="")
@@ -61,8 +61,7 @@ def _database_url(settings_dict: dict[str, Any]) -> str:
         host = str(settings_dict.get("HOST") or "")
         port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
         return f"postgres://{credentials}{host}{port}/{quote(name, safe='')}"
-    pytest.skip(f"no e2e server support for {engine}")
-    raise AssertionError("unreachable")
+    pytest.fail(f"no e2e server support for {engine}: the site runs on SQLite or PostgreSQL")
 
 
 def _wait_for_port(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
@@ -150,7 +149,7 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+        pytest.fail(f"{CHROMIUM} is missing: ./dev test installs it (apt-get install chromium)")
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     playwright = sync_playwright().start()
