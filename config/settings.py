@@ -154,6 +154,10 @@ AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = float(os.environ.get("AXES_COOLOFF_HOURS", "0.25"))
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_LOCKOUT_TEMPLATE = "registration/lockout.html"
+# A sign-in (or sign-up) clears only that account's own failures from that address. Axes' own handler
+# cleared every failure from the address, so signing into one's own account reset the count of guesses
+# at anyone else's password (accounts/lockout.py).
+AXES_HANDLER = "accounts.lockout.OwnFailuresResetHandler"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 
