@@ -64,6 +64,23 @@ def _where(view: View, owner: int, slot: int) -> str:
     return f"its {slot_name(slot)} card" if owner == view["seat"] else f"seat {owner}'s {slot_name(slot)} card"
 
 
+def _drawn(view: View) -> str:
+    """The drawn card as a reason may name it: its face only if everyone saw it (taken from the discard pile).
+
+    A reason is shown to spectators: a card drawn from the stock and swapped into a hand is face down there.
+    """
+    drawn = view["drawn"]
+    if drawn is not None and drawn["from"] == "discard" and drawn["card"] is not None:
+        return f"the {card_name(drawn['card'])}"
+    return "the drawn card"
+
+
+def _exchange_reason(view: View, a: Action) -> str:
+    """ "uses the J♣ to swap its top-left card with seat 1's bottom-right card": the swapped faces stay hidden."""
+    return (f"uses the {card_name(view['action']['card'])} to swap {_where(view, a['a'][0], a['a'][1])} "
+            f"with {_where(view, a['b'][0], a['b'][1])}")
+
+
 def _turns_each(view: View) -> int:
     """How many turns each player has had this round, roughly."""
     return view["turns"] // max(1, view["players"])
@@ -185,7 +202,7 @@ def _reference_card_action(view: View, by_type: dict[str, list[Action]]) -> tupl
         if best is not None:
             a = _pick_legal(by_type, "exchange", {"type": "exchange", "a": [me, k_high], "b": [best[0], best[1]]})
             if a is not None:
-                return a, f"gives its {card_name(high)} to seat {best[0]} for the {card_name(best[2])}"
+                return a, _exchange_reason(view, a)
     return {"type": "skip"}, "sees no swap that helps"
 
 
@@ -193,18 +210,20 @@ def _reference_place(view: View, by_type: dict[str, list[Action]]) -> tuple[Acti
     """Swap the drawn card for the highest known card above it, else into an unknown slot if low, else discard."""
     card = view["drawn"]["card"]
     value = POINTS[card]
+    drawn = _drawn(view)
     known = _known_own(view)
     higher = [(k, c) for k, c in known if POINTS[c] > value]
     if higher:
         k, c = max(higher, key=lambda kc: POINTS[kc[1]])
-        return {"type": "swap", "slot": k}, f"swaps the {card_name(card)} in for its {card_name(c)}"
+        return {"type": "swap", "slot": k}, f"swaps {drawn} in for its {card_name(c)}"
     unknown = _unknown_own(view)
     if unknown and (value <= 5 or "discard" not in by_type):
-        return {"type": "swap", "slot": unknown[0]}, f"puts the {card_name(card)} in place of an unknown card"
+        return ({"type": "swap", "slot": unknown[0]},
+                f"puts {drawn} in place of its unseen {slot_name(unknown[0])} card")
     if "discard" in by_type:
         return {"type": "discard"}, f"discards the {card_name(card)}"
     k, c = max(known, key=lambda kc: POINTS[kc[1]])
-    return {"type": "swap", "slot": k}, f"has to swap the {card_name(card)} for its {card_name(c)}"
+    return {"type": "swap", "slot": k}, f"has to swap {drawn} for its {card_name(c)}"
 
 
 def _reference_draw(view: View, by_type: dict[str, list[Action]]) -> tuple[Action, str]:
@@ -217,7 +236,9 @@ def _reference_draw(view: View, by_type: dict[str, list[Action]]) -> tuple[Actio
     if taps:
         each = _turns_each(view)
         if (not unknown and total < TAP_LIMIT) or (each >= LONG_ROUND and estimate <= 12) or each >= VERY_LONG_ROUND:
-            return taps[0], f"taps with {total} known points and {len(unknown)} unknown cards"
+            if not unknown and total < TAP_LIMIT:
+                return taps[0], "taps: its whole hand is known and low"
+            return taps[0], "taps: the round has gone on long enough"
     top = view["discard"]["top"]
     take = [a for a in by_type.get("draw", []) if a["from"] == "discard"]
     if top is not None and take:
@@ -273,6 +294,7 @@ def _place_options(view: View, card: str, mean: float, can_discard: bool,
     """Every way to place the drawn card, with the points it should save."""
     out: list[tuple[float, Action, str]] = []
     rank = rank_of(card)
+    drawn = _drawn(view)
     if can_discard:
         gain = _own_slap_gain(view, rank, None) + ACTION_VALUE.get(ACTION_KINDS.get(rank, ""), 0.0)
         out.append((gain, {"type": "discard"}, f"discards the {card_name(card)}"))
@@ -283,9 +305,9 @@ def _place_options(view: View, card: str, mean: float, can_discard: bool,
             gain += _own_slap_gain(view, rank_of(c), k, (k, card))
             if trigger_swaps:
                 gain += ACTION_VALUE.get(ACTION_KINDS.get(rank_of(c), ""), 0.0)
-            why = f"swaps the {card_name(card)} in for its {card_name(c)}"
+            why = f"swaps {drawn} in for its {card_name(c)}"
         else:
-            why = f"puts the {card_name(card)} in place of an unknown card"
+            why = f"puts {drawn} in place of its unseen {slot_name(k)} card"
         out.append((gain, {"type": "swap", "slot": k}, why))
     return out
 
@@ -325,16 +347,16 @@ def _strong_draw(view: View, by_type: dict[str, list[Action]], values: list[int]
     if taps:
         if view["players"] == 1:
             if not unknown and mine < TAP_LIMIT:
-                return taps[0], f"taps with {round(mine)} points"
+                return taps[0], "taps: its whole hand is known and low"
         elif not unknown and mine < TAP_LIMIT:
-            return taps[0], f"taps with a known hand of {round(mine)} points"
+            return taps[0], "taps: its whole hand is known and low"
         else:
             others = min(_estimate(view, s, mean) for s in _opponents(view))
             if mine + TAP_PENALTY + 5.0 < others:
-                return taps[0], f"taps: about {round(mine)} points against the best rival's {round(others)}"
+                return taps[0], "taps: it reckons it is ahead of the table"
         each = _turns_each(view)
         if (each >= LONG_ROUND and mine <= 12) or each >= VERY_LONG_ROUND:
-            return taps[0], f"taps: the round has gone on long enough ({round(mine)} points)"
+            return taps[0], "taps: the round has gone on long enough"
     draws = {a["from"]: a for a in by_type.get("draw", [])}
     top = view["discard"]["top"]
     if "discard" in draws and top is not None:
@@ -404,9 +426,7 @@ def _strong_card_action(view: View, by_type: dict[str, list[Action]]) -> tuple[A
     if best is not None and best[0] < high_value - 1.5:
         a = _pick_legal(by_type, "exchange", {"type": "exchange", "a": [me, k_high], "b": [best[1], best[2]]})
         if a is not None:
-            gives = card_name(high) if high is not None else "an unknown card"
-            gets = card_name(best[3]) if best[3] is not None else "an unknown card"
-            return a, f"gives {gives} to seat {best[1]} for {gets}"
+            return a, _exchange_reason(view, a)
     return {"type": "skip"}, "sees no swap that helps"
 
 

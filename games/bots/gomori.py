@@ -375,18 +375,27 @@ def search_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
         _PLAN_CACHE[key] = cached
         if len(_PLAN_CACHE) > _PLAN_CACHE_SIZE:
             _PLAN_CACHE.popitem(last=False)
-    (gain, _), plan = cached
+    _, plan = cached
     action = plan[0] if plan else rng.choice(legal)
     if action not in legal:  # never expected: the plan is built from the same rules
         action = rng.choice(legal)
-    steps = len(plan)
-    if gain:
-        reason = f"plays {_describe(action)}: a plan of {steps} play{'s' if steps > 1 else ''} gathers {gain} cards"
-    elif steps > 1:
-        reason = f"plays {_describe(action)} to play again; nothing to gather, so it leaves the opponent least"
-    else:
-        reason = f"plays {_describe(action)}: nothing to gather, so it leaves the opponent least"
-    return action, reason
+    return action, _search_reason(board, action)
+
+
+def _search_reason(board: Board, action: Action) -> str:
+    """What the play does, as every viewer sees it once it is made.
+
+    A reason is shown to spectators: it may tell what this play gathers, never what the rest of the plan
+    would (that depends on the cards still hidden in the bot's hand).
+    """
+    target = tuple(action["king_target"]) if "king_target" in action else None
+    _, now, stacked = play_on_board(board, action["card"], (action["at"][0], action["at"][1]),
+                                    target)  # type: ignore[arg-type]
+    if now:
+        return f"gathers {now} cards with {_describe(action)}"
+    if stacked:
+        return f"stacks {_describe(action)} to play again"
+    return f"plays {_describe(action)}: nothing to gather, so it leaves the opponent least"
 
 
 BOTS: dict[str, Bot] = {

@@ -117,11 +117,10 @@ def _draw_choice(view: View, kinds: dict[str, list[Action]], hand: list[str]) ->
     take = [a for a in kinds["draw"] if a["from"] == "discard"]
     if take and top is not None:
         _, before = best_meld(hand, keep=0)
-        packs, after = best_meld([*hand, top], keep=1)
+        _, after = best_meld([*hand, top], keep=1)
         if after > before:
-            with_top = [p for p in packs if top in p]
-            what = f"completes {describe_meld(with_top[:1])}" if with_top else f"raises its best packs to {after}"
-            return take[0], f"takes the {card_name(top)} from the discard pile: {what}"
+            # Not which pack it completes: the rest of that pack is hidden in the hand (a reason is public).
+            return take[0], f"takes the {card_name(top)} from the discard pile: it makes its packs worth more"
     if stock:
         return stock[0], "draws from the stock"
     return take[0], f"takes the {card_name(top)}: the stock is empty"
@@ -146,18 +145,18 @@ def _discard_choice(view: View, kinds: dict[str, list[Action]], hand: list[str],
     naturals = [c for c in rest if c not in JOKER_SUITS]
     duos = live_duo_cards(naturals, gone)
     spare = [c for c in naturals if c not in duos]
+    # The reason is public: it names the discarded card only, not what the rest of the hand holds.
     if spare:
-        card, why = _highest(spare), "highest card"
+        card = _highest(spare)
     elif naturals:
-        card, why = _highest(naturals), "highest card; every card left is in a pair that can still be completed"
+        card = _highest(naturals)
     else:
         others = [c for c in hand if c not in JOKER_SUITS]
-        if others:
-            card, why = _highest(others), "highest card; every card is in a pack waiting for the first lay-down"
-        else:
-            card, why = hand[0], "only jokers are left"
+        card = _highest(others) if others else hand[0]
     action = next(a for a in kinds["discard"] if a["card"] == card)
-    return action, f"discards the {card_name(card)}: {why}"
+    if card in JOKER_SUITS:
+        return action, f"discards the {card_name(card)}"
+    return action, f"discards the {card_name(card)}: highest card"
 
 
 def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
