@@ -5,10 +5,12 @@ Starts daphne on a fresh SQLite database (or DATABASE_URL), then for each match 
 seat) play MOVES moves, one move in flight per match. Latency is from one client sending an action
 until the other seat's client has received its update; every move is persisted and each seat's
 fragments rendered. In the same run a bare Channels relay (bench/relay_asgi.py) is driven by the same
-clients, and the ratio is printed. Without REDIS_URL the relay uses Channels' own in-memory layer and the
-site its own (games/layers.py); RELAY_LAYER=site puts the relay on the site's layer too.
+clients on the same channel layer, and the ratio is printed. With --profile, py-spy samples the Card
+Club server during the run and the bench prints where its time went (parse, engine, views, database,
+rendering, sending, ...).
 
-    .venv/bin/python bench/live.py [-m 100] [--moves 50]
+    .venv/bin/python bench/live.py [-m 100] [--moves 50] [--profile]
+    .venv/bin/python bench/live.py -m 1 --moves 300      # latency at low load, the figure a player feels
 """
 
 from __future__ import annotations
@@ -82,9 +84,9 @@ def setup_matches(count: int) -> list[dict]:
         match = services.create_match(
             creator=users[0][0], game="gomori", players=2, seats=[services.SeatSpec("open")], seed=i
         )
-        services.join_match(match_id=match.pk, user=users[1][0])
+        match = services.join_match(match_id=match.pk, user=users[1][0])
         cookies = [f"{settings.SESSION_COOKIE_NAME}={key}" for _, key in users]
-        matches.append({"id": match.pk, "seed": i, "cookies": cookies})
+        matches.append({"id": match.pk, "seed": i, "cookies": cookies, "version": match.version})
     return matches
 
 
@@ -120,7 +122,7 @@ async def play_match(port: int, match: dict, moves: int, latencies: list[float],
                     await asyncio.wait_for(ws.recv(), timeout=0.3)
                 except TimeoutError:
                     break
-        for version in range(moves):
+        for move in range(moves):
             if engine.is_over(state):
                 break
             seat = engine.to_act(state)[0]
@@ -128,7 +130,7 @@ async def play_match(port: int, match: dict, moves: int, latencies: list[float],
             state = engine.apply(state, seat, action)
             other = socks[1 - seat]
             start = time.perf_counter()
-            await socks[seat].send(json.dumps({"action": action, "version": version}))
+            await socks[seat].send(json.dumps({"action": action, "version": match["version"] + move}))
             await recv_until(other, lambda m: 'id="board"' in m)
             latencies.append(time.perf_counter() - start)
             await recv_until(socks[seat], lambda m: 'id="board"' in m)
@@ -168,6 +170,64 @@ def server_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+# Where a sample of the server's time goes: the first rule, from the innermost frame out, whose path mark
+# (and function name, where one is given) matches the frame.
+CATEGORIES: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
+    ("idle", ("selectors.py", "threading.py", "concurrent/futures/thread.py", "queue.py"), ()),
+    ("database", ("sqlite3", "psycopg", "django/db/"), ()),
+    ("engine", ("games/engines/",), ()),
+    ("views", ("games/engines/",), ("view", "legal_actions")),
+    ("rendering", ("django/template", "template_partials", "games/templatetags", "games/tables",
+                   "games/rendering", "django/utils/html", "django/utils/safestring", "django/urls"), ()),
+    ("parse", ("json/",), ()),
+    ("parse", ("games/consumers",), ("receive", "handle", "parse_json", "json_field", "int_field")),
+    ("sending", ("autobahn", "twisted", "daphne/"), ()),
+    ("channel layer", ("channels/layers", "channels_redis", "redis/"), ()),
+    ("thread hop", ("asgiref/",), ()),
+    ("live core", ("games/live", "games/services", "games/consumers", "orjson"), ()),
+]
+
+
+def _category(frame: str) -> str | None:
+    name, _, where = frame.partition(" (")
+    for category, paths, names in CATEGORIES:
+        if any(mark in where for mark in paths) and (not names or name in names):
+            return category
+    return None
+
+
+def start_profiler(pid: int, path: str) -> subprocess.Popen[bytes] | None:
+    """py-spy sampling every thread of the server (None where py-spy can't attach)."""
+    spy = ROOT / ".venv/bin/py-spy"
+    if not spy.exists():
+        return None
+    return subprocess.Popen([str(spy), "record", "--pid", str(pid), "--format", "raw", "--rate", "250",
+                             "--output", path, "--nonblocking"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def print_profile(path: str) -> None:
+    """The share of the server's busy samples in each category (idle waits left out)."""
+    totals: dict[str, int] = {}
+    try:
+        lines = Path(path).read_text().splitlines()
+    except OSError:
+        print("profile: py-spy could not attach (it needs ptrace)")
+        return
+    for line in lines:
+        stack, _, count = line.rpartition(" ")
+        frames = stack.split(";")
+        category = next((found for frame in reversed(frames) if (found := _category(frame))), "other")
+        if category == "engine" and any(_category(frame) == "views" for frame in frames):
+            category = "views"  # the engine's work inside view(): making the views
+        totals[category] = totals.get(category, 0) + int(count)
+    busy = sum(n for name, n in totals.items() if name != "idle")
+    if not busy:
+        print("profile: no samples")
+        return
+    shares = sorted(((n, name) for name, n in totals.items() if name != "idle"), reverse=True)
+    print("where the server's busy time went: " + ", ".join(f"{name} {n / busy:.0%}" for n, name in shares))
+
+
 def report(name: str, latencies: list[float], done: int, elapsed: float, cpu: float) -> float:
     ordered = sorted(latencies)
     p50 = ordered[len(ordered) // 2] * 1000
@@ -190,6 +250,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("-m", "--matches", type=int, default=100)
     parser.add_argument("--moves", type=int, default=50)
+    parser.add_argument("--profile", action="store_true", help="sample the server with py-spy; print where time went")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -206,9 +267,8 @@ def main() -> None:
                 "DJANGO_SECURE_SSL_REDIRECT", "DJANGO_ALLOWED_HOSTS")
         os.environ.update({k: env[k] for k in keys})
         matches = setup_matches(args.matches)
-        relay_layer = "Channels' own" if env.get("RELAY_LAYER", "channels") == "channels" else "the site's"
         print(f"{args.matches} matches x {args.moves} moves, database {env['DATABASE_URL'].split(':')[0]}, "
-              f"channel layer {'redis' if env.get('REDIS_URL') else f'in-memory (the relay on {relay_layer})'}")
+              f"channel layer {'redis' if env.get('REDIS_URL') else 'in-memory'}")
 
         port = free_port()
         server = start_daphne("bench.relay_asgi:application", port, env)
@@ -229,10 +289,17 @@ def main() -> None:
         try:
             latencies = []
             done = [0]
+            profile = f"{tmp}/profile.txt"
+            spy = start_profiler(server.pid, profile) if args.profile else None
             cpu = server_cpu(server.pid)
             elapsed = asyncio.run(run_all(play_match(port, m, args.moves, latencies, done) for m in matches))
             cpu = server_cpu(server.pid) - cpu
+            if spy is not None:
+                spy.send_signal(2)  # SIGINT: py-spy writes what it sampled
+                spy.wait(timeout=60)
             game_rate = report("Card Club (Gomori)", latencies, done[0], elapsed, cpu)
+            if args.profile:
+                print_profile(profile)
         finally:
             server.terminate()
             server.wait()

@@ -1,9 +1,8 @@
 """A bare Channels relay, the yardstick of bench/live.py: each message sent to a room reaches its group.
 
-Bare means Channels' own parts: with no REDIS_URL it uses Channels' InMemoryChannelLayer, not the site's
-(games/layers.py), unless RELAY_LAYER=site asks for the site's layer. With REDIS_URL it uses the site's Redis
-layer: channels-redis's own pool fails beyond 100 operations in flight (redis-py 8), which this bench's
-hundred rooms connecting at once exceed.
+Bare means Channels' own parts: with no REDIS_URL, Channels' InMemoryChannelLayer (the site's default too).
+With REDIS_URL it uses the site's Redis layer: channels-redis's own pool fails beyond 100 operations in
+flight (redis-py 8), which this bench's hundred rooms connecting at once exceed.
 """
 
 import os
@@ -12,13 +11,6 @@ import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
-
-from django.conf import settings  # noqa: E402
-
-if not os.environ.get("REDIS_URL") and os.environ.get("RELAY_LAYER", "channels") == "channels":
-    settings.CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}
-    }
 
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

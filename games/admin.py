@@ -23,8 +23,8 @@ MAX_IMPORT_BYTES = 5 * 1024 * 1024
 class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
-    fields = ("index", "user", "invite_only", "joined_at", "final_score", "place", "connections", "last_seen")
-    readonly_fields = ("joined_at", "connections", "last_seen")
+    fields = ("index", "user", "invite_only", "joined_at", "final_score", "place", "last_seen")
+    readonly_fields = ("joined_at", "last_seen")
     raw_id_fields = ("user",)
     can_delete = False
 

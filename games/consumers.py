@@ -1,4 +1,5 @@
-"""WebSocket consumers: thin. Authenticate, join groups, hand actions to services, send rendered HTML."""
+"""WebSocket consumers: thin. Read and type-check a frame, check who is asking, hand it to the live match
+(games/live.py), send the HTML it gives back. Nothing a client sends can raise out of them."""
 
 from __future__ import annotations
 
@@ -8,27 +9,21 @@ import logging
 import re
 import secrets
 import time
-from collections import deque
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.template.loader import render_to_string
+from django.utils.crypto import constant_time_compare
 
-from . import services
-from .broadcast import (
-    abroadcast_match,
-    collected,
-    read_message,
-    seat_group,
-    send_messages,
-    spectator_html,
-    watch_group,
-)
-from .engines import IllegalAction, get_engine
+from . import selectors, services
+from .engines import IllegalAction
 from .engines.columbo import SlapTooLate
-from .models import Match
-from .rendering import SocketPage, error_fragment, match_meta, presenter, seat_names
+from .live import LiveMatch, hub
+from .rendering import SocketPage, error_fragment, match_meta, page_view, presenter, seat_names
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +34,16 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4429
 
 MAX_FRAME_BYTES = 4096
-MAX_FRAMES_PER_SECOND = 20
-HEARTBEAT_SECONDS = 15
-OPS = {"resign", "claim", "claim_bot", "rematch"}
+# The frame limit is a token bucket: bursts of up to BURST frames, then RATE a second. A frame that makes a
+# move gives its token back: the rules bound how many moves there can be, so a fast client that plays
+# (the bench, a quick player) is never cut off, while a flood of anything else is closed.
+BURST = 40
+RATE = 20.0
+OPS = frozenset({"resign", "claim", "claim_bot", "rematch"})
 # A slap that lost the race is told so; the winner's update, right behind, must not wipe the message at once.
 LATE_NOTICE_SECONDS = 4.0
 _SEAT_TOKEN = re.compile(r"\{s(\d)\}('s)?")
+_DIGITS = re.compile(r"\d{1,9}")
 
 
 def user_group(user_id: int) -> str:
@@ -52,7 +51,7 @@ def user_group(user_id: int) -> str:
 
 
 class Unreadable(ValueError):
-    """A frame (or a JSON string inside one) that is not the JSON the socket expects."""
+    """A frame (or a field inside one) that is not what the socket expects."""
 
 
 def parse_json(text: str) -> Any:
@@ -63,40 +62,114 @@ def parse_json(text: str) -> Any:
         raise Unreadable from None
 
 
-class NotifyConsumer(AsyncWebsocketConsumer):
-    """A signed-in person's own channel: "your turn" cues and lobby refreshes. Anonymous sockets are refused."""
+def json_field(value: Any) -> dict[str, Any]:
+    """An object field, sent as an object or as JSON text holding one (hx-vals sends both)."""
+    if isinstance(value, str):
+        value = parse_json(value)
+    if not isinstance(value, dict):
+        raise Unreadable
+    return value
 
-    async def connect(self) -> None:
+
+def int_field(value: Any) -> int | None:
+    """A whole number field (form inputs send digits as text); None when absent; never a float or a bool."""
+    if value is None or value == "":
+        return None
+    if type(value) is int and 0 <= value < 10**9:
+        return value
+    if isinstance(value, str) and _DIGITS.fullmatch(value):
+        return int(value)
+    raise Unreadable
+
+
+def session_user_id(session_key: str | None) -> int | None:
+    """Whose session this still is: None once it was signed out, flushed, or its password changed."""
+    from importlib import import_module
+
+    if not session_key:
+        return None
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    try:
+        data = store.load()
+        user_id = data.get(SESSION_KEY)
+        backend = data.get(BACKEND_SESSION_KEY)
+        if user_id is None or backend not in settings.AUTHENTICATION_BACKENDS:
+            return None
+        user = get_user_model()._meta.pk.to_python(user_id)
+        found = get_user_model().objects.filter(pk=user).first()
+    except Exception:
+        return None
+    if found is None or not constant_time_compare(data.get(HASH_SESSION_KEY, ""), found.get_session_auth_hash()):
+        return None
+    return found.pk
+
+
+class SessionBound(AsyncWebsocketConsumer):
+    """A signed-in person's socket that ends with their session: signing out, or a password change from
+    another browser, closes it (games.signals sends the check)."""
+
+    user_groups: list[str]
+
+    async def join_user_group(self) -> None:
+        user = self.scope.get("user")
+        self.user_groups = [user_group(user.pk)] if user is not None and user.is_authenticated else []
+        for group in self.user_groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+
+    async def leave_user_group(self) -> None:
+        for group in getattr(self, "user_groups", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def session_check(self, event: dict[str, Any]) -> None:
+        """Close this socket if its session ended (signed out, flushed, or its password changed)."""
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
             return
-        self.group = user_group(user.pk)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        key = getattr(self.scope.get("session"), "session_key", None)
+        if key is None or event.get("ended") == key or await database_sync_to_async(session_user_id)(key) != user.pk:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self.ended()
+
+    async def ended(self) -> None:
+        """What else a closed socket gives up (a match socket: its seat's presence)."""
+
+
+class NotifyConsumer(SessionBound):
+    """The lobby's lists as matches open, fill and finish (anyone may watch the lobby); for a signed-in
+    person also their own lists and cues."""
+
+    async def connect(self) -> None:
+        await self.join_user_group()
+        await self.channel_layer.group_add(services.LOBBY_GROUP, self.channel_name)
+        self.pending: asyncio.Task[None] | None = None
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.leave_user_group()
+        await self.channel_layer.group_discard(services.LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        # Nothing to say to the server on this socket; anything sent is ignored.
-        return
+        return  # nothing to say to the server on this socket
 
     async def notify_html(self, event: dict[str, Any]) -> None:
         await self.send(text_data=event["html"])
 
+    async def lobby_changed(self, event: dict[str, Any]) -> None:
+        """Redraw this person's lobby lists, at most twice a second however busy the club is."""
+        if self.pending is None or self.pending.done():
+            self.pending = asyncio.ensure_future(self._send_lobby())
 
-def load_access(match_id: int, user: Any, code: str) -> tuple[Match | None, int | None, bool]:
-    """(match, the user's seat or None, may watch) for a connecting socket."""
-    match = Match.objects.filter(pk=match_id).first()
-    if match is None:
-        return None, None, False
-    seat = services.seat_of(match, user)
-    if seat is not None and seat.user is not None and seat.user.is_bot:
-        seat = None
-    allowed = match.is_public or seat is not None or (bool(code) and secrets.compare_digest(code, match.invite_code))
-    return match, seat.index if seat else None, allowed
+    async def _send_lobby(self) -> None:
+        await asyncio.sleep(0.5)
+        # The lists' Join forms post with the page's CSRF secret (the cookie this socket came with).
+        csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
+        html = await database_sync_to_async(lobby_lists)(self.scope["user"], csrf)
+        await self.send(text_data=html)
+
+
+def lobby_lists(user: Any, csrf_token: str) -> str:
+    return render_to_string("games/lobby.html#lists", {**selectors.lobby_lists(user), "csrf_token": csrf_token,
+                                                       "user": user})
 
 
 def name_seats(message: str, names: list[str], viewer: int | None) -> str:
@@ -113,228 +186,214 @@ def name_seats(message: str, names: list[str], viewer: int | None) -> str:
     return _SEAT_TOKEN.sub(name, message)
 
 
-def current_payload(match_id: int, seat: int | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """(meta, view) of a match as it is now, for one viewer."""
-    match = Match.objects.get(pk=match_id)
-    seats = list(match.seats.select_related("user").order_by("index"))
-    meta = match_meta(match, seats)
-    view = None
-    if match.state is not None:
-        engine = get_engine(match.game)
-        view = engine.view(engine.load(match.state), seat)
-    return meta, view
-
-
-class MatchConsumer(AsyncWebsocketConsumer):
+class MatchConsumer(SessionBound):
     """One socket on one match: a seat's player or a spectator."""
 
-    match_id: int
-    seat: int | None
-    groups_joined: list[str]
-    closing = False
-    # The newest match version this socket has shown: a broadcast older than that (two processes' broadcasts
-    # can cross on the way) would put an old position back on the page, so it is dropped.
-    shown_version = -1
+    live: LiveMatch | None = None
+    seat: int | None = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        # However the socket ends (a close, an error, a cancelled task) its seat's presence is released.
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.leave()
 
     async def connect(self) -> None:
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
-        self.user = self.scope.get("user")
+        user = self.scope.get("user")
+        self.user_id: int | None = user.pk if user is not None and user.is_authenticated else None
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         code = (query.get("code") or [""])[0][:64]
-        match, seat, allowed = await database_sync_to_async(load_access)(self.match_id, self.user, code)
-        if match is None:
+        live = await hub().get(self.match_id)
+        if live is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        if not allowed:
+        held = live.snap.seat_of(self.user_id)
+        self.seat = held.index if held is not None and not held.is_bot else None
+        if not (live.snap.is_public or self.seat is not None
+                or (code and secrets.compare_digest(code, live.snap.invite_code))):
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        self.seat = seat
         self.ui: dict[str, Any] = {}
         self.late: tuple[str, float] | None = None  # a lost slap's message and until when it stays up
-        self.meta: dict[str, Any] | None = None
-        self.view: dict[str, Any] | None = None
-        self.recent: deque[float] = deque()
         self.page = SocketPage()
-        self.groups_joined = [seat_group(self.match_id, seat) if seat is not None else watch_group(self.match_id)]
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
-        if self.seat is not None:
-            # Presence is announced before the socket is accepted, so whoever connects next can't get it late.
-            await database_sync_to_async(services.seat_connected)(match_id=self.match_id, seat=self.seat)
-            await abroadcast_match(self.match_id)
+        self.tokens = float(BURST)
+        self.refilled = time.monotonic()
+        await self.join_user_group()
+        self.live = live
+        await live.arrive(self)
         await self.accept()
-        await self.send_current()
-        if self.seat is not None:
-            self.heartbeat = asyncio.ensure_future(self.beat())
+        live.attach(self)
+        await self.show(live, {}, full=True)
 
     async def disconnect(self, code: int) -> None:
-        for group in getattr(self, "groups_joined", []):
-            await self.channel_layer.group_discard(group, self.channel_name)
-        if getattr(self, "seat", None) is not None:
-            heartbeat = getattr(self, "heartbeat", None)
-            if heartbeat is not None:
-                heartbeat.cancel()
-            await database_sync_to_async(services.seat_disconnected)(match_id=self.match_id, seat=self.seat)
-            await abroadcast_match(self.match_id)
+        await self.leave()
 
-    async def beat(self) -> None:
-        while True:
-            await asyncio.sleep(HEARTBEAT_SECONDS)
-            await database_sync_to_async(services.seat_heartbeat)(match_id=self.match_id, seat=self.seat)
+    async def ended(self) -> None:
+        await self.leave()
+
+    async def leave(self) -> None:
+        live, self.live = self.live, None
+        if live is not None:
+            try:
+                await live.detach(self)
+            except Exception:
+                log.exception("socket left match %s", self.match_id)
+            await self.leave_user_group()
 
     # -- incoming ------------------------------------------------------------------------------
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.closing:  # frames already on their way when the flood limit closed the socket
-            return
+    def take_token(self) -> bool:
         now = time.monotonic()
-        self.recent.append(now)
-        while self.recent and now - self.recent[0] > 1.0:
-            self.recent.popleft()
-        if len(self.recent) > MAX_FRAMES_PER_SECOND:
-            self.closing = True
+        self.tokens = min(BURST, self.tokens + (now - self.refilled) * RATE)
+        self.refilled = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.live is None:  # closing already: frames still on their way
+            return
+        if not self.take_token():
             await self.send(text_data=error_fragment("Too many messages: the connection was closed. Reload to go on."))
             await self.close(code=CLOSE_TOO_MANY)
-            return
-        raw = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
-        if len(raw.encode("utf-8")) > MAX_FRAME_BYTES:
-            await self.send_error("That message is too large to be a move.")
+            await self.leave()
             return
         try:
-            frame = parse_json(raw)
-        except Unreadable:
-            await self.send_error("That message could not be read.")
-            return
-        if not isinstance(frame, dict):
-            await self.send_error("That message could not be read.")
-            return
+            if text_data is None:
+                raise Unreadable("This socket takes text frames only.")
+            if len(text_data) > MAX_FRAME_BYTES or len(text_data.encode("utf-8")) > MAX_FRAME_BYTES:
+                raise Unreadable("That message is too large to be a move.")
+            frame = parse_json(text_data)
+            if not isinstance(frame, dict):
+                raise Unreadable
+            await self.handle(frame)
+        except Unreadable as error:
+            await self.send_error(str(error) or "That message could not be read.")
+        except Exception:  # a bug must cost this frame only, never the socket or the match
+            log.exception("frame on match %s", self.match_id)
+            await self.send_error("Something went wrong with that request; the game goes on.")
+
+    async def handle(self, frame: dict[str, Any]) -> None:
         if "ui" in frame:
             await self.handle_ui(frame["ui"])
         elif "action" in frame:
-            await self.handle_action(frame.get("action"), frame.get("version"))
-        elif frame.get("op") in OPS:
-            await self.handle_op(frame)
+            await self.handle_action(frame["action"], frame.get("version"))
+        elif isinstance(frame.get("op"), str) and frame["op"] in OPS:
+            await self.handle_op(frame["op"], frame)
         else:
             await self.send_error("Unknown request.")
 
     async def handle_ui(self, raw: Any) -> None:
         """A selection on the page (a card picked, a tile turned): re-render for this socket only."""
-        if self.seat is None or self.view is None or self.meta is None:
+        live = self.live
+        if self.seat is None or live is None or live.state is None:
             return
-        if isinstance(raw, str):
-            try:
-                raw = parse_json(raw)
-            except Unreadable:
-                raw = {}
-        self.ui = presenter(self.meta["game"]).clean_ui(self.view, self.seat, raw if isinstance(raw, dict) else {})
-        await self.send_render(fragments=("board", "hand", "status", "error"))
+        try:
+            raw = json_field(raw)
+        except Unreadable:
+            raw = {}
+        self.ui = presenter(live.snap.game).clean_ui(page_view(live.view(self.seat)), self.seat, raw)
+        await self.send_page(live, {}, fragments=("board", "hand", "status", "error"))
 
     async def handle_action(self, action: Any, version: Any) -> None:
-        if self.seat is None:
+        live = self.live
+        if self.seat is None or live is None or self.user_id is None:
             await self.send_error("Spectators can't play: take a seat to play.")
             return
-        if isinstance(action, str):
-            try:
-                action = parse_json(action)
-            except Unreadable:
-                await self.send_error("That move could not be read.")
-                return
-        expected = None
-        if version not in (None, ""):
-            try:
-                if isinstance(version, bool):
-                    raise TypeError(version)
-                expected = int(version)  # JSON Infinity is a float: OverflowError
-            except (TypeError, ValueError, OverflowError):
-                await self.send_error("That move could not be read.")
-                return
         try:
-            messages = await database_sync_to_async(collected)(
-                services.act, match_id=self.match_id, user=self.user, seat=self.seat, action=action,
-                expected_version=expected,
-            )
-            await send_messages(messages)
-            self.late = None  # this socket's own move went through: an older "too late" is no longer news
+            action = json_field(action)
+            expected = int_field(version)
+        except Unreadable:
+            await self.send_error("That move could not be read.")
+            return
+        try:
+            await live.act(user_id=self.user_id, seat=self.seat, action=action, expected_version=expected)
         except services.MatchMovedOn as error:
-            await self.send_current(error=str(error))
+            await self.show(live, {}, full=True, error=str(error))
         except SlapTooLate as error:
             message = self.named(str(error))
             self.late = (message, time.monotonic() + LATE_NOTICE_SECONDS)
             await self.send_error(message)
         except (IllegalAction, services.ServiceError) as error:
             await self.send_error(self.named(str(error)))
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            # An engine meeting an action of the wrong shape: a refusal, not a server error.
+            await self.send_error("That move is not one the game knows.")
+        else:
+            self.tokens = min(BURST, self.tokens + 1)  # a move is never a flood
+            self.late = None  # this socket's own move went through: an older "too late" is no longer news
 
     def named(self, message: str) -> str:
         """A refusal with the players' names in place of the engine's {sN} tokens."""
-        return name_seats(message, seat_names(self.meta), self.seat) if self.meta else message
+        if self.live is None:
+            return message
+        return name_seats(message, seat_names(match_meta(self.live.snap, self.live.presence)), self.seat)
 
-    async def handle_op(self, frame: dict[str, Any]) -> None:
-        op = frame["op"]
+    async def handle_op(self, op: str, frame: dict[str, Any]) -> None:
+        live = self.live
+        if live is None or self.user_id is None:
+            await self.send_error("Sign in to take part.")
+            return
         try:
             if op == "resign":
-                await database_sync_to_async(services.resign)(match_id=self.match_id, user=self.user)
+                await live.resign(user_id=self.user_id)
             elif op in {"claim", "claim_bot"}:
-                target = frame.get("seat")
-                if isinstance(target, str) and target.isdigit():
-                    target = int(target)
-                if not isinstance(target, int) or isinstance(target, bool):
+                try:
+                    target = int_field(frame.get("seat"))
+                except Unreadable:
+                    target = None
+                if target is None:
                     raise services.ServiceError("Say which seat to claim.")
-                await database_sync_to_async(services.claim_abandoned)(
-                    match_id=self.match_id, user=self.user, absent_seat=target, take_over_with_bot=op == "claim_bot"
-                )
+                await live.claim(user_id=self.user_id, absent_seat=target, with_bot=op == "claim_bot")
             elif op == "rematch":
-                await database_sync_to_async(services.offer_rematch)(match_id=self.match_id, user=self.user)
+                await live.rematch(user_id=self.user_id)
         except services.ServiceError as error:
             await self.send_error(str(error))
 
     # -- outgoing ------------------------------------------------------------------------------
 
-    async def send_current(self, error: str = "") -> None:
-        self.meta, self.view = await database_sync_to_async(current_payload)(self.match_id, self.seat)
-        self.shown_version = max(self.shown_version, self.meta["version"])
-        self.ui = {}
-        self.page.reset()
-        await self.send_render(error=error)
+    async def show(self, live: LiveMatch, shared: dict[Any, str], full: bool = False, error: str = "") -> None:
+        """The page after a change of the match (or all of it, on connect and when a move came too late)."""
+        if full:
+            self.page.reset()
+            self.ui = {}
+        else:
+            # A presenter may carry part of the selection into the new view (Columbo: its switches and flashes).
+            keep = getattr(presenter(live.snap.game), "keep_ui", None)
+            view = self.view_of(live, shared)
+            self.ui = keep(view, self.seat, self.ui) if keep is not None and view is not None else {}
+        await self.send_page(live, shared, error=error)
 
-    def is_stale(self, version: int) -> bool:
-        """Whether a broadcast shows an older position than this socket already did (and remember the newest)."""
-        if version < self.shown_version:
-            return True
-        self.shown_version = version
-        return False
+    def view_of(self, live: LiveMatch, shared: dict[Any, Any]) -> dict[str, Any] | None:
+        """This seat's view, made once per update of the match for every socket of the seat."""
+        key = ("view", self.seat)
+        if key not in shared:
+            shared[key] = page_view(live.view(self.seat))
+        return shared[key]
 
-    async def send_render(self, error: str = "", fragments: tuple[str, ...] | None = None) -> None:
-        assert self.meta is not None
+    async def send_page(
+        self, live: LiveMatch, shared: dict[Any, Any], error: str = "", fragments: tuple[str, ...] | None = None,
+    ) -> None:
         if not error and self.late is not None:
             if self.late[1] > time.monotonic():
                 error = self.late[0]
             else:
                 self.late = None
+        # What every socket of this update shares: the match's meta and each seat's view, made once.
+        if "meta" not in shared:
+            shared["meta"] = match_meta(live.snap, live.presence)
+        meta = shared["meta"]
+        view = self.view_of(live, shared)
         if fragments is None:
-            html = self.page.update(self.meta, self.view, self.seat, self.ui, error=error)
+            html = self.page.update(meta, view, self.seat, self.ui, error=error, shared=shared)
         else:
-            html = self.page.update(
-                self.meta, self.view, self.seat, self.ui, error=error, fragments=fragments, changed_only=False
-            )
+            html = self.page.update(meta, view, self.seat, self.ui, error=error, fragments=fragments,
+                                    changed_only=False, shared=shared)
         if html:
             await self.send(text_data=html)
 
     async def send_error(self, message: str) -> None:
         await self.send(text_data=error_fragment(message))
-
-    async def match_view(self, event: dict[str, Any]) -> None:
-        """A seat's new view after a change: render it with a fresh selection."""
-        if self.is_stale(event["version"]):
-            return
-        self.meta, self.view = read_message(event)
-        # A presenter may carry part of the selection into the new view (Columbo: its switches and flashes).
-        keep = getattr(presenter(self.meta["game"]), "keep_ui", None)
-        self.ui = keep(self.view, self.seat, self.ui) if keep is not None and self.view is not None else {}
-        await self.send_render()
-
-    async def match_watch(self, event: dict[str, Any]) -> None:
-        """The spectators' view after a change, rendered once per process and shared by its spectators."""
-        if self.is_stale(event["version"]):
-            return
-        self.meta, self.view = read_message(event)
-        await self.send(text_data=spectator_html(self.meta, self.view))

@@ -13,7 +13,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
-from . import history, replay, selectors
+from . import history, replay, selectors, services
 from .catalog import GAMES
 from .engines import get_engine
 from .models import Match, Move, Seat
@@ -119,7 +119,9 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
     total = len(moves)
     number = _int_param(request.GET.get("move"), total, 0, total)
     finished = match.status == Match.Status.FINISHED
-    meta = match_meta(match, seats)
+    # The bots' reasons shown are those of the moves up to the one shown.
+    notes = tuple((move.seat, move.note) for move in moves[:number])[-services.NOTES_KEPT:]
+    meta = match_meta(services.snapshot_of(match, seats, notes), services.presence_of(match.pk))
     names = seat_names(meta)
 
     own = _viewer_seat(seats, request.user)

@@ -31,8 +31,11 @@ class Match(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
     # The engine's dump() after the last move; equals replaying seed + options + moves.
     state = models.JSONField(null=True, blank=True)
-    # The number of moves applied: every change checks it, so two racing actions never both apply.
+    # The fence: every change of the match moves it on and is written only if it is still the one the change
+    # was decided on (UPDATE ... WHERE version = ?), so two racing changes never both apply.
     version = models.PositiveIntegerField(default=0)
+    # The number of moves applied (Move rows, numbered 1..moves).
+    move_count = models.PositiveIntegerField(default=0)
     invite_code = models.CharField(max_length=32, unique=True, default=new_invite_code)
     is_public = models.BooleanField(default=True)
     rated = models.BooleanField(default=True)
@@ -69,10 +72,6 @@ class Match(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("match", args=[self.pk])
 
-    @property
-    def is_live(self) -> bool:
-        return self.status == self.Status.ACTIVE
-
 
 class Seat(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
@@ -83,8 +82,7 @@ class Seat(models.Model):
     # An invite-only seat waits for someone with the invite link; an open seat for anyone in the lobby.
     invite_only = models.BooleanField(default=False)
     joined_at = models.DateTimeField(null=True, blank=True)
-    # Presence: sockets open for this seat (all processes) and the last heartbeat or disconnect.
-    connections = models.IntegerField(default=0)
+    # When a socket for this seat last opened or closed (its absence clock runs from there; see Presence).
     last_seen = models.DateTimeField(null=True, blank=True)
     final_score = models.IntegerField(null=True, blank=True)
     place = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -100,6 +98,24 @@ class Seat(models.Model):
     @property
     def is_bot(self) -> bool:
         return bool(self.user and self.user.is_bot)
+
+
+class Presence(models.Model):
+    """One open socket of a seat, in any process: kept by its heartbeat, deleted when it closes.
+
+    Presence lives here, never in the match row (which only a change of the match writes). A row whose
+    heartbeat stopped (its process was killed) stops counting after services.PRESENCE_STALE_SECONDS."""
+
+    socket = models.CharField(max_length=200, primary_key=True)
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
+    seat = models.PositiveSmallIntegerField()
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["match", "seat"], name="presence_match_seat")]
+
+    def __str__(self) -> str:
+        return f"{self.match_id} seat {self.seat}: {self.socket}"
 
 
 class Move(models.Model):

@@ -13,13 +13,12 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import escape, format_html
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from . import services
 from .catalog import GAMES
-from .memo import Memo
-from .models import Match, Move, Seat
+from .models import Match
+from .services import Presence, Snapshot, away_seconds_left
 
 TABLE_SCRIPTS = {"rummy": "js/rummy.js"}
 FRAGMENTS = ("players", "status", "board", "hand", "log", "error")
@@ -40,17 +39,16 @@ def presenter(slug: str) -> Any:
     return importlib.import_module(f"games.tables.{slug}")
 
 
-def bot_reasons(match: Match, seats: list[Seat]) -> dict[int, list[str]]:
+def bot_reasons(snap: Snapshot) -> dict[int, list[str]]:
     """In a match of bots only: each bot's reasons (Move.note) for the moves of its latest turn, oldest first.
 
     Never where a person plays: a reason may tell what a bot holds ("completes K-K-K")."""
-    if match.state is None or not seats or not all(s.user is not None and s.user.is_bot for s in seats):
+    if snap.state is None or not snap.seats or not all(s.is_bot for s in snap.seats):
         return {}
-    rows = Move.objects.filter(match=match).order_by("-number").values_list("seat", "note")[: 4 * BOT_REASONS]
     reasons: dict[int, list[str]] = {}
     closed: set[int] = set()
     previous = None
-    for seat, note in rows:  # newest first: a seat's latest turn is its first run of moves
+    for seat, note in reversed(snap.notes):  # newest first: a seat's latest turn is its first run of moves
         if previous is not None and seat != previous:
             closed.add(previous)
         previous = seat
@@ -62,35 +60,28 @@ def bot_reasons(match: Match, seats: list[Seat]) -> dict[int, list[str]]:
     return reasons
 
 
-def _user_urls(user: Any) -> tuple[str, str]:
-    """(avatar, profile) URLs, worked out once per loaded user: a live match repeats them every move."""
-    urls = user.__dict__.get("_match_urls")
-    if urls is None:
-        urls = user.__dict__["_match_urls"] = (user.avatar_url, user.get_absolute_url())
-    return urls
-
-
-def match_meta(match: Match, seats: list[Seat]) -> dict[str, Any]:
-    """What every viewer may know about the match itself: players, presence, status, result (JSON-ready)."""
-    reasons = bot_reasons(match, seats)
+def match_meta(snap: Snapshot, presence: dict[int, Presence]) -> dict[str, Any]:
+    """What every viewer may know about the match itself: players, presence, status, result."""
+    reasons = bot_reasons(snap)
+    now = timezone.now()
     players = []
-    for seat in seats:
-        user = seat.user
+    for seat in snap.seats:
+        player = seat.player
         players.append(
             {
                 "index": seat.index,
-                "name": user.name if user else "",
-                "username": user.username if user else "",
-                "avatar": _user_urls(user)[0] if user else "",
-                "profile_url": _user_urls(user)[1] if user else "",
-                "is_bot": bool(user and user.is_bot),
-                "user_id": user.pk if user else None,
-                "open": user is None,
+                "name": player.name if player else "",
+                "username": player.username if player else "",
+                "avatar": player.avatar if player else "",
+                "profile_url": player.profile_url if player else "",
+                "is_bot": bool(player and player.is_bot),
+                "user_id": player.user_id if player else None,
+                "open": player is None,
                 "invite_only": seat.invite_only,
-                "present": services.is_present(seat) if user else False,
+                "present": bool(player and (player.is_bot or (presence.get(seat.index) or _AWAY).present)),
                 "claim_in": (
-                    services.away_seconds_left(seat, waiting_since=match.turn_started_at)
-                    if user and not user.is_bot else None
+                    away_seconds_left(presence.get(seat.index), snap.turn_started_at, now)
+                    if player and not player.is_bot else None
                 ),
                 "score": seat.final_score,
                 "place": seat.place,
@@ -98,22 +89,25 @@ def match_meta(match: Match, seats: list[Seat]) -> dict[str, Any]:
             }
         )
     return {
-        "id": match.pk,
-        "game": match.game,
-        "game_name": GAMES[match.game].name,
-        "status": match.status,
-        "version": match.version,
+        "id": snap.id,
+        "game": snap.game,
+        "game_name": GAMES[snap.game].name,
+        "status": snap.status,
+        "version": snap.version,
         "players": players,
-        "result": match.result,
-        "is_public": match.is_public,
-        "rated": match.rated,
-        "rematch_votes": list(match.rematch_votes),
-        "rematch_url": match.rematch.get_absolute_url() if match.rematch_id else "",
-        "url": match.get_absolute_url(),
+        "result": snap.result,
+        "is_public": snap.is_public,
+        "rated": snap.rated,
+        "rematch_votes": list(snap.rematch_votes),
+        "rematch_url": reverse("match", args=[snap.rematch_id]) if snap.rematch_id else "",
+        "url": reverse("match", args=[snap.id]),
         # Seconds since the deal while the match is on (Columbo solo's clock); the server's time, never the browser's.
-        "elapsed": int((timezone.now() - match.started_at).total_seconds())
-        if match.started_at and match.status == Match.Status.ACTIVE else None,
+        "elapsed": int((now - snap.started_at).total_seconds())
+        if snap.started_at and snap.status == Match.Status.ACTIVE else None,
     }
+
+
+_AWAY = Presence(False, None)
 
 
 def seat_names(meta: dict[str, Any]) -> list[str]:
@@ -246,75 +240,86 @@ def render_fragments(context: dict[str, Any], fragments: tuple[str, ...] = FRAGM
     return "".join(render_fragment(name, context) for name in fragments)
 
 
-_shared_boards: Memo[str] = Memo(512)
-
-
 def render_fragment(name: str, context: dict[str, Any]) -> str:
-    """One partial of games/match.html. A board its presenter calls public (BOARD_IS_PUBLIC: the same for
-    every viewer of a position with nothing selected) is rendered once per position in this process and
-    shared by the seats and spectators who show it."""
-    meta = context["meta"]
-    if name == "board" and context["ui_empty"] and context.get("view") is not None and getattr(
-        presenter(meta["game"]), "BOARD_IS_PUBLIC", False
-    ):
-        key = (meta["id"], meta["version"], meta["status"], tuple(context["names"]))
-        return _shared_boards.get(key, lambda: render_to_string("games/match.html#board", context))
+    """One partial of games/match.html."""
     return render_to_string(f"games/match.html#{name}", context)
 
 
 class SocketPage:
-    """What one socket's page shows, so that an update sends only what changed on it: the fragments whose
-    HTML differs and, of the log, its new entries (added at the top of the list)."""
+    """What one socket's page shows, so that an update sends only what changed on it.
+
+    Which fragments changed is decided from the data each is drawn from (the view, the selection, the
+    match's meta), not by drawing them and comparing HTML; of the log, only the new entries are sent
+    (added at the top of the list)."""
 
     def __init__(self) -> None:
         self.reset()
 
     def reset(self) -> None:
         """The next update draws everything (a page that connects, reconnects or moved on)."""
-        self.shown: dict[str, str] = {}
+        self.drawn_from: dict[str, Any] = {}
         self.log_shown: int | None = None
         self.log_names: list[str] = []  # the players' names in the log entries the page shows
 
     def update(
         self, meta: dict[str, Any], view: dict[str, Any] | None, seat: int | None, ui: dict[str, Any],
         error: str = "", fragments: tuple[str, ...] = FRAGMENTS, changed_only: bool = True,
+        shared: dict[Any, str] | None = None,
     ) -> str:
         """The HTML to send: with changed_only, none of what the page shows already (an answer to the
-        person's own click sends its fragments whatever they hold)."""
+        person's own click sends its fragments whatever they hold). `shared` holds fragments already drawn
+        in this same update of the match for another socket, by who sees them and their selection."""
         total = log_count(view)
         names = seat_names(meta)
+        same_names = names == self.log_names  # a player renamed: the entries shown carry the old name
+        nothing_new = self.log_shown == total and same_names
         new_entries = (
             "log" in fragments and self.log_shown is not None and 0 < self.log_shown <= total
-            and total - self.log_shown <= min(LOG_TAIL, len((view or {}).get("log") or []))
-            and names == self.log_names  # a player renamed: the entries shown carry the old name
+            and total - self.log_shown <= min(LOG_TAIL, len((view or {}).get("log") or [])) and same_names
         )
         context = table_context(meta, view, seat, ui, error=error, log_from=self.log_shown if new_entries else 0)
+        shared = {} if shared is None else shared
+        public_board = not ui and view is not None and getattr(presenter(meta["game"]), "BOARD_IS_PUBLIC", False)
         parts = []
         for name in fragments:
             if name == "log":
+                if nothing_new and changed_only:
+                    continue
                 if new_entries:
                     html = render_to_string("games/match.html#log_entries", context) if context["log"] else ""
                 else:
                     html = render_fragment(name, context)
-                    self.shown.pop("log", None)
                 self.log_shown, self.log_names = total, names
                 if html:
                     parts.append(html)
                 continue
-            html = render_fragment(name, context)
-            if not changed_only or self.shown.get(name) != html:
-                self.shown[name] = html
-                parts.append(html)
+            source = _drawn_from(name, context, view, ui)
+            if changed_only and name in self.drawn_from and self.drawn_from[name] == source:
+                continue
+            self.drawn_from[name] = source
+            who = "public" if name == "board" and public_board else (seat, repr(sorted(ui.items())), error)
+            key = (name, who, log_count(view) if name == "log" else None)
+            html = shared.get(key)
+            if html is None:
+                html = shared[key] = render_fragment(name, context)
+            parts.append(html)
         return "".join(parts)
+
+
+def _drawn_from(name: str, context: dict[str, Any], view: dict[str, Any] | None, ui: dict[str, Any]) -> Any:
+    """The data a fragment is drawn from: equal data, equal HTML."""
+    meta = context["meta"]
+    if name == "players":
+        return context["players"], (view or {}).get("must_act"), meta["status"]
+    if name == "status":
+        table = context.get("table") or {}
+        return (meta["status"], meta["result"], meta["rematch_votes"], meta["rematch_url"], context.get("my_turn"),
+                context.get("waiting_on"), context.get("away"), table.get("prompt"), context.get("outcome"),
+                meta["players"] if meta["status"] == "finished" else None)
+    if name == "error":
+        return context["error"]
+    return view, dict(ui), context["names"], meta["status"], meta["version"]
 
 
 def error_fragment(message: str) -> str:
     return render_to_string("games/match.html#error", {"error": message})
-
-
-def avatar_img(url: str, name: str) -> SafeString:
-    return format_html('<img class="avatar" src="{}" alt="{}" width="40" height="40">', url, name)
-
-
-def match_url(match_id: int) -> str:
-    return reverse("match", args=[match_id])

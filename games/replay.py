@@ -209,7 +209,8 @@ def import_match(data: Any, *, creator: Any, rated: bool = False) -> Match:
     with transaction.atomic():
         match = Match.objects.create(
             game=game, players=players, options=options, seed=seed, status=Match.Status.ACTIVE,
-            state=engine.dump(final), version=len(actions), is_public=bool(data.get("is_public", True)),
+            state=engine.dump(final), version=len(actions), move_count=len(actions),
+            is_public=bool(data.get("is_public", True)),
             rated=rated, created_by=creator, started_at=_started_at(data, now), turn_started_at=now,
         )
         Seat.objects.bulk_create(
@@ -219,10 +220,5 @@ def import_match(data: Any, *, creator: Any, rated: bool = False) -> Match:
             Move(match=match, number=number, seat=seat, action=action)
             for number, (seat, action) in enumerate(actions, start=1)
         )
-        match = Match.objects.select_for_update().get(pk=match.pk)
-        if outcome is not None:
-            services._finish(match, outcome, reason="normal", now=now)
-            match.save()
-        else:
-            services._end_with_loser(match, loser, reason=recorded["reason"])
-    return match
+        services.finish_imported(match.pk, outcome, loser=loser, reason=recorded.get("reason", "normal"))
+    return Match.objects.get(pk=match.pk)

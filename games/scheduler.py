@@ -1,7 +1,9 @@
 """The bot runner: one asyncio task per server process asks due bot seats to act.
 
-Every process runs one; the version check in services.play_bot_turn makes a duplicate harmless, so
-bots move exactly once however many processes serve the site, and keep moving with nobody connected.
+A match this process holds moves its bots on its own timer (games.live); this runner finds the others
+in the database, so bots keep moving with nobody connected and after a restart. Every process runs one;
+the version fence makes a duplicate harmless, so a bot moves exactly once a turn however many processes
+serve the site.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from . import services
+from .live import hub
 
 log = logging.getLogger(__name__)
 
@@ -24,9 +27,9 @@ async def run_due_bots() -> int:
     """Let every due bot act once; returns how many moves were made."""
     due = await database_sync_to_async(services.due_bot_matches)()
     moved = 0
-    for match_id, version in due:
+    for match_id, _version in due:
         try:
-            if await database_sync_to_async(services.play_bot_turn)(match_id=match_id, expected_version=version):
+            if await hub().bot_turn(match_id):
                 moved += 1
         except Exception:
             log.exception("bot turn failed in match %s", match_id)
@@ -56,12 +59,13 @@ def ensure_running() -> None:
 
 
 async def stop() -> None:
-    """Stop this process's runner and wait until it has (a clean shutdown; tests end every event loop so)."""
+    """Stop this process's runner and its live matches' tasks (a clean shutdown; tests end every loop so)."""
     global _task
     task, _task = _task, None
     if task is not None and not task.done():
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+    hub().close()
 
 
 class BotRunnerMiddleware:

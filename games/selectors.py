@@ -32,6 +32,13 @@ def my_matches(user: Any, limit: int = 30) -> list[Match]:
     return list(_with_seats(matches)[:limit])
 
 
+def lobby_lists(user: Any) -> dict[str, list[Match]]:
+    """The lobby's three lists for this person (the page, and its socket as matches open and fill)."""
+    return {
+        "open_matches": open_matches(user), "my_matches": my_matches(user), "watch_matches": watchable_matches(user),
+    }
+
+
 def watchable_matches(user: Any, limit: int = 20) -> list[Match]:
     """Public matches in progress, newest first (the person's own are listed elsewhere)."""
     matches = Match.objects.filter(status=Match.Status.ACTIVE, is_public=True)

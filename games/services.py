@@ -1,35 +1,46 @@
-"""Every state change of a match, one function each.
+"""Every change of a match: decided on a snapshot, written with the version as the only fence.
 
-Each function runs in one transaction with the match row locked (select_for_update) and, where a
-move depends on what the player saw, checks the expected version, so two racing changes never both
-apply. Broadcasting happens in transaction.on_commit, never before the change is durable.
+A change is decided by a pure function (`decide_*`) on a `Snapshot` of the match (its row, seats and
+players), which gives a `Change`: the snapshot after it, and the move to append if it is one. `commit`
+writes a batch of changes in one transaction, each as `UPDATE match ... WHERE id = ? AND version = ?`
+plus its Move row; a change whose fence fails is not written, and its caller reloads and decides again.
+Every change moves the version on, so a copy of the match that missed one can never write over it.
+
+The live core (games/live.py) holds snapshots in memory and commits the moves that arrive together in
+one batch. The plain functions at the end (`act`, `resign`, `join_match`, ...) load, decide and commit
+in one call, for views, commands and tests; they return the fresh Match and tell live pages through
+the channel layer (`publish`).
 """
 
 from __future__ import annotations
 
-import copy
 import importlib
 import logging
 import random
 import secrets
-import threading
-from dataclasses import dataclass
-from datetime import timedelta
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from typing import Any
 
+import orjson
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from . import stats
+from . import models, stats
 from .catalog import GAMES, clean_options
 from .engines import IllegalAction, get_engine
 from .models import Match, Move, Seat
 
 log = logging.getLogger(__name__)
 
-# A seat counts as present while a socket is open for it and its heartbeat is recent.
+# A socket counts for its seat while its heartbeat (every 15 s) is this recent: a process that died
+# leaves rows behind that stop counting by themselves.
 PRESENCE_STALE_SECONDS = 45
+NOTES_KEPT = 16  # the recent bots' reasons a snapshot carries (rendering shows a turn's worth)
 
 
 class ServiceError(Exception):
@@ -54,44 +65,438 @@ class SeatSpec:
 
 
 # ---------------------------------------------------------------------------------------------
-# Small shared pieces
+# Snapshots
 
 
-def _lock(match_id: int) -> Match:
-    _forget_warm(match_id)  # a change that takes the slow path makes this process's copy worthless
-    try:
-        return Match.objects.select_for_update().get(pk=match_id)
-    except Match.DoesNotExist:
-        raise ServiceError("There is no such match.") from None
+@dataclass(frozen=True)
+class Player:
+    """A seat's occupant as the pages show them: copied into the snapshot, so no page reads a user."""
+
+    user_id: int
+    username: str
+    name: str
+    avatar: str
+    profile_url: str
+    is_bot: bool
+    bot_level: str
+
+    @classmethod
+    def of(cls, user: Any) -> Player:
+        return cls(user.pk, user.username, user.name, user.avatar_url, user.get_absolute_url(), bool(user.is_bot),
+                   user.bot_level or "")
 
 
-def seats_of(match: Match) -> list[Seat]:
-    """The match's seats with their users, read once per service call and kept on the instance:
-    the move, the bot schedule and the broadcast after commit all use the same list."""
-    cached = match.__dict__.get("_seats_cache")
-    if cached is None:
-        cached = list(match.seats.select_related("user").order_by("index"))
-        match.__dict__["_seats_cache"] = cached
-    return cached
+@dataclass(frozen=True)
+class SeatInfo:
+    index: int
+    player: Player | None
+    invite_only: bool = False
+    joined_at: datetime | None = None
+    final_score: int | None = None
+    place: int | None = None
+
+    @property
+    def user_id(self) -> int | None:
+        return self.player.user_id if self.player else None
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.player and self.player.is_bot)
 
 
-def _engine(match: Match) -> Any:
-    return get_engine(match.game)
+@dataclass(frozen=True)
+class Snapshot:
+    """A match as the live core holds it: everything a change needs and every page shows."""
+
+    id: int
+    game: str
+    players: int
+    options: dict[str, Any]
+    seed: int
+    status: str
+    version: int
+    move_count: int  # Move rows so far; the next one is number move_count + 1
+    state: Any  # the engine's dump(), or None before the deal
+    is_public: bool
+    rated: bool
+    invite_code: str
+    started_at: datetime | None
+    finished_at: datetime | None
+    turn_started_at: datetime | None
+    bot_due_at: datetime | None
+    result: dict[str, Any] | None
+    rematch_votes: list[int]
+    rematch_id: int | None
+    seats: tuple[SeatInfo, ...]
+    notes: tuple[tuple[int, str], ...] = ()  # (seat, bot's reason) of the latest moves, oldest first
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+    def seat(self, index: int) -> SeatInfo | None:
+        return self.seats[index] if 0 <= index < len(self.seats) else None
+
+    def seat_of(self, user_id: int | None) -> SeatInfo | None:
+        """The seat a person holds (people hold at most one)."""
+        return next((s for s in self.seats if user_id is not None and s.user_id == user_id), None)
+
+    def to_json(self) -> bytes:
+        return orjson.dumps(self, default=_plain)
+
+    @classmethod
+    def from_json(cls, data: bytes | str) -> Snapshot:
+        raw = orjson.loads(data)
+        seats = tuple(
+            SeatInfo(
+                index=s["index"], player=Player(**s["player"]) if s["player"] else None, invite_only=s["invite_only"],
+                joined_at=_time(s["joined_at"]), final_score=s["final_score"], place=s["place"],
+            )
+            for s in raw.pop("seats")
+        )
+        for name in ("started_at", "finished_at", "turn_started_at", "bot_due_at"):
+            raw[name] = _time(raw[name])
+        raw["notes"] = tuple((seat, note) for seat, note in raw["notes"])
+        return cls(**raw, seats=seats)
 
 
-def _state(match: Match) -> Any:
-    return _engine(match).load(match.state)
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
+    raise TypeError(type(value))
 
 
-def _on_commit_broadcast(match_id: int, match: Match | None = None) -> None:
-    """Broadcast after commit; pass the saved match to spare the broadcast a reload."""
-    from .broadcast import broadcast_match
+def _time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
 
-    transaction.on_commit(lambda: broadcast_match(match_id, match))
+
+def snapshot_of(match: Match, seats: list[Seat], notes: tuple[tuple[int, str], ...] = ()) -> Snapshot:
+    return Snapshot(
+        id=match.pk, game=match.game, players=match.players, options=match.options or {}, seed=match.seed,
+        status=match.status, version=match.version, move_count=match.move_count, state=match.state,
+        is_public=match.is_public,
+        rated=match.rated, invite_code=match.invite_code, started_at=match.started_at,
+        finished_at=match.finished_at, turn_started_at=match.turn_started_at, bot_due_at=match.bot_due_at,
+        result=match.result, rematch_votes=list(match.rematch_votes or []), rematch_id=match.rematch_id,
+        seats=tuple(
+            SeatInfo(s.index, Player.of(s.user) if s.user else None, s.invite_only, s.joined_at, s.final_score,
+                     s.place)
+            for s in seats
+        ),
+        notes=notes,
+    )
+
+
+def load(match_id: int) -> Snapshot | None:
+    """The match as it is in the database now (three queries), or None if there is no such match."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        return None
+    seats = list(Seat.objects.filter(match_id=match_id).select_related("user").order_by("index"))
+    recent = list(Move.objects.filter(match_id=match_id).order_by("-number").values_list("seat", "note")[:NOTES_KEPT])
+    return snapshot_of(match, seats, tuple(reversed(recent)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Changes
+
+
+@dataclass
+class Change:
+    """A decided change: the snapshot after it and what else to write with it."""
+
+    before: Snapshot
+    after: Snapshot
+    move: tuple[int, Any, str] | None = None  # (seat, action, note)
+    seats_changed: bool = False
+    make_rematch: bool = False
+    # Set by commit when the fence held.
+    written: bool = field(default=False, init=False)
+
+
+def engine_of(snap: Snapshot) -> Any:
+    return get_engine(snap.game)
 
 
 def bots_module(slug: str) -> Any:
     return importlib.import_module(f"games.bots.{slug}")
+
+
+def _prepare_action(snap: Snapshot, action: Any, now: datetime) -> Any:
+    """Fill in what the server decides, never the browser: Columbo solo's elapsed seconds on a tap."""
+    if snap.game == "columbo" and snap.players == 1 and isinstance(action, dict) and action.get("type") == "tap":
+        action = {key: value for key, value in action.items() if key != "seconds"}
+        action["seconds"] = max(0, int((now - (snap.started_at or now)).total_seconds()))
+    return action
+
+
+def decide_move(
+    snap: Snapshot, state: Any, *, seat: int, action: Any, user_id: int | None = None,
+    expected_version: int | None = None, note: str = "", now: datetime | None = None,
+) -> tuple[Change, Any]:
+    """A seat's action checked against the state: (the change, the engine's new state).
+
+    user_id is the person acting (None for a bot's move, which the caller chose for a bot seat).
+    Raises ServiceError, MatchMovedOn or IllegalAction, and never changes `snap` or `state`."""
+    if snap.status != Match.Status.ACTIVE:
+        raise ServiceError("This match is not in progress.")
+    holder = snap.seat(seat)
+    if user_id is not None and (holder is None or holder.user_id != user_id or holder.is_bot):
+        raise ServiceError("You can only act for your own seat.")
+    if expected_version is not None and expected_version != snap.version:
+        raise MatchMovedOn()
+    now = now or timezone.now()
+    engine = engine_of(snap)
+    action = _prepare_action(snap, action, now)
+    new_state = engine.apply(state, seat, action)  # raises IllegalAction, state untouched
+    after = replace(
+        snap, version=snap.version + 1, move_count=snap.move_count + 1, state=engine.dump(new_state),
+        turn_started_at=now,
+        rematch_votes=[], notes=(*snap.notes, (seat, note[:200]))[-NOTES_KEPT:],
+    )
+    change = Change(snap, after, move=(seat, action, note[:200]))
+    if engine.is_over(new_state):
+        _finish(change, engine.result(new_state), reason="normal", now=now)
+    else:
+        change.after = replace(after, bot_due_at=bot_due_at(after, new_state))
+    return change, new_state
+
+
+def decide_resign(snap: Snapshot, *, user_id: int | None) -> Change:
+    if snap.status != Match.Status.ACTIVE:
+        raise ServiceError("This match is not in progress.")
+    seat = snap.seat_of(user_id)
+    if seat is None or seat.is_bot:
+        raise ServiceError("You have no seat in this match.")
+    return _end_with_loser(snap, seat.index, reason="resign")
+
+
+@dataclass(frozen=True)
+class Presence:
+    """A seat's presence, read from the Presence table: sockets whose heartbeat is recent."""
+
+    present: bool
+    away_since: datetime | None  # the last sign of life of an absent seat
+
+
+def away_seconds_left(presence: Presence | None, waiting_since: datetime | None, now: datetime | None = None) -> int:
+    """Seconds before an absent player's seat may be claimed; 0 once it may; the full wait if present.
+
+    The clock runs while the player is away *and* the game waits on them: from the later of their last
+    sign of life and waiting_since (the match's turn_started_at), so a player who left during the
+    opponent's long turn still gets the full wait once it is their turn."""
+    wait = settings.GAMES_ABANDON_SECONDS
+    if presence is None or presence.present:
+        return wait
+    since = max((t for t in (presence.away_since, waiting_since) if t is not None), default=None)
+    if since is None:
+        return 0
+    elapsed = ((now or timezone.now()) - since).total_seconds()
+    return max(0, int(wait - elapsed + 0.999))
+
+
+def decide_claim(
+    snap: Snapshot, state: Any, *, user_id: int | None, absent_seat: int, presence: dict[int, Presence],
+    bot: Player | None = None,
+) -> Change:
+    """When a seated person has been away 60 s while the game waits on them: claim the win, or (with `bot`)
+    hand their seat to that bot."""
+    if snap.status != Match.Status.ACTIVE:
+        raise ServiceError("This match is not in progress.")
+    claimant = snap.seat_of(user_id)
+    if claimant is None or claimant.is_bot:
+        raise ServiceError("Only players of this match can claim it.")
+    absent = snap.seat(absent_seat)
+    if absent is None or absent.index == claimant.index or absent.player is None or absent.is_bot:
+        raise ServiceError("That seat can't be claimed.")
+    engine = engine_of(snap)
+    if absent_seat not in engine.must_act(state):
+        raise ServiceError("The game is not waiting on that player.")
+    remaining = away_seconds_left(presence.get(absent_seat), snap.turn_started_at)
+    if remaining > 0:
+        raise ServiceError(f"{absent.player.name} may still come back: you can claim in {remaining} s.")
+    if bot is None:
+        return _end_with_loser(snap, absent_seat, reason="abandon")
+    seats = list(snap.seats)
+    seats[absent_seat] = replace(absent, player=bot)
+    substituted = [*(snap.result or {}).get("substituted", []), absent_seat]
+    after = replace(snap, version=snap.version + 1, seats=tuple(seats),
+                    result={**(snap.result or {}), "substituted": substituted})
+    return Change(snap, replace(after, bot_due_at=bot_due_at(after, state)), seats_changed=True)
+
+
+def decide_rematch(snap: Snapshot, *, user_id: int | None) -> Change | None:
+    """A vote for a rematch; None if this person's vote is already in (or the rematch made)."""
+    if snap.status != Match.Status.FINISHED:
+        raise ServiceError("A rematch can be asked for once the match is over.")
+    seat = snap.seat_of(user_id)
+    if seat is None or seat.is_bot:
+        raise ServiceError("Only players of this match can ask for a rematch.")
+    if snap.rematch_id or seat.index in snap.rematch_votes:
+        return None
+    votes = sorted({*snap.rematch_votes, seat.index})
+    humans = {s.index for s in snap.seats if s.player and not s.is_bot}
+    after = replace(snap, version=snap.version + 1, rematch_votes=votes)
+    return Change(snap, after, make_rematch=humans <= set(votes))
+
+
+def decide_join(snap: Snapshot, *, player: Player, invite_code: str | None, seat_index: int | None) -> Change:
+    if snap.status != Match.Status.WAITING:
+        raise ServiceError("This match is no longer waiting for players.")
+    if snap.seat_of(player.user_id) is not None:
+        raise ServiceError("You already have a seat in this match.")
+    has_code = isinstance(invite_code, str) and secrets.compare_digest(invite_code, snap.invite_code)
+    if not snap.is_public and not has_code:
+        raise ServiceError("This match is private: you need its invite link.")
+    free = [s for s in snap.seats if s.player is None and (has_code or not s.invite_only)]
+    if seat_index is not None:
+        free = [s for s in free if s.index == seat_index]
+    if not free:
+        raise ServiceError("There is no free seat for you in this match.")
+    now = timezone.now()
+    seats = list(snap.seats)
+    seats[free[0].index] = replace(free[0], player=player, joined_at=now)
+    after = _start_if_full(replace(snap, version=snap.version + 1, seats=tuple(seats)), now)
+    return Change(snap, after, seats_changed=True)
+
+
+def decide_leave(snap: Snapshot, *, user_id: int | None) -> Change:
+    """Give up a seat before the match starts; the creator leaving cancels the match."""
+    if snap.status != Match.Status.WAITING:
+        raise ServiceError("The match has started: resign instead.")
+    seat = snap.seat_of(user_id)
+    if seat is None:
+        raise ServiceError("You have no seat in this match.")
+    if seat.index == 0:
+        after = replace(snap, version=snap.version + 1, status=Match.Status.ABORTED, finished_at=timezone.now(),
+                        result={"reason": "cancelled", "scores": [], "winners": [], "draw": False})
+        return Change(snap, after)
+    seats = list(snap.seats)
+    seats[seat.index] = replace(seat, player=None, joined_at=None)
+    return Change(snap, replace(snap, version=snap.version + 1, seats=tuple(seats)), seats_changed=True)
+
+
+def _start_if_full(snap: Snapshot, now: datetime) -> Snapshot:
+    """Deal the game once every seat has a player."""
+    if snap.status != Match.Status.WAITING or any(s.player is None for s in snap.seats):
+        return snap
+    engine = engine_of(snap)
+    state = engine.new_game(snap.players, seed=snap.seed, options=snap.options)
+    started = replace(snap, status=Match.Status.ACTIVE, started_at=now, turn_started_at=now, state=engine.dump(state))
+    return replace(started, bot_due_at=bot_due_at(started, state))
+
+
+def _places(scores: list[int], winners: list[int], lower_is_better: bool) -> list[int]:
+    """1 for the winners, then by score (ties share a place)."""
+    places = [0] * len(scores)
+    others = [i for i in range(len(scores)) if i not in winners]
+    for i in winners:
+        places[i] = 1
+    others.sort(key=lambda i: scores[i], reverse=not lower_is_better)
+    place = len(winners) + 1
+    for rank, i in enumerate(others):
+        if rank > 0 and scores[i] != scores[others[rank - 1]]:
+            place = len(winners) + 1 + rank
+        places[i] = place
+    return places
+
+
+def _finish(change: Change, result: dict[str, Any], *, reason: str, now: datetime) -> None:
+    """Close the match with its result: seat scores and places; the statistics follow in commit."""
+    snap = change.after
+    scores = list(result.get("scores", []))
+    winners = list(result.get("winners", []))
+    places = _places(scores, winners, GAMES[snap.game].lower_is_better) if scores else [1] * snap.players
+    seats = tuple(replace(s, final_score=scores[s.index] if scores else None, place=places[s.index])
+                  for s in snap.seats)
+    change.after = replace(snap, status=Match.Status.FINISHED, finished_at=now, bot_due_at=None, seats=seats,
+                           result={**(snap.result or {}), **result, "reason": reason})
+    change.seats_changed = True
+
+
+def _end_with_loser(snap: Snapshot, loser: int, *, reason: str) -> Change:
+    engine = engine_of(snap)
+    scores = engine.scores(engine.load(snap.state))
+    winners = [i for i in range(snap.players) if i != loser]
+    change = Change(snap, replace(snap, version=snap.version + 1))
+    _finish(change, {"scores": scores, "winners": winners, "draw": False, "loser": loser}, reason=reason,
+            now=timezone.now())
+    return change
+
+
+# ---------------------------------------------------------------------------------------------
+# Bots
+
+
+def _reaction_delay(game: str, level: str) -> float:
+    delays = getattr(bots_module(game), "REACTION_DELAY", {})
+    return float(delays.get(level, settings.GAMES_BOT_DELAY))
+
+
+def bot_delay(snap: Snapshot, state: Any, seat: int, must: bool) -> float:
+    """How long a bot seat waits: a short pause for its turn (longer where its bots ask for patience,
+    e.g. to leave a person time for a card action), its level's reaction time for an optional move."""
+    info = snap.seats[seat]
+    if not must:
+        return _reaction_delay(snap.game, info.player.bot_level if info.player else "")
+    delay = settings.GAMES_BOT_DELAY
+    patience = getattr(bots_module(snap.game), "patience", None)
+    if patience is not None and any(not s.is_bot for s in snap.seats):
+        delay = max(delay, patience(engine_of(snap).view(state, seat)))
+    return delay
+
+
+def bot_due_at(snap: Snapshot, state: Any) -> datetime | None:
+    """When a bot seat should next be asked to act; None when no bot is to act."""
+    engine = engine_of(snap)
+    if snap.status != Match.Status.ACTIVE or engine.is_over(state):
+        return None
+    bots = {s.index for s in snap.seats if s.is_bot}
+    if not bots:
+        return None
+    start = snap.turn_started_at or timezone.now()
+    must = set(engine.must_act(state))
+    due = [start + timedelta(seconds=bot_delay(snap, state, seat, seat in must))
+           for seat in engine.to_act(state) if seat in bots]
+    return min(due) if due else None
+
+
+def decide_bot_turn(snap: Snapshot, state: Any, now: datetime | None = None) -> tuple[Change, Any] | None:
+    """Let the first due bot seat act once; None when none is due (the change then only reschedules).
+
+    Its action comes from the bot, which sees only that seat's view and legal actions; a bot that fails or
+    answers illegally plays a random legal action instead, so a bot bug never stops a match."""
+    now = now or timezone.now()
+    if snap.status != Match.Status.ACTIVE or snap.bot_due_at is None or snap.bot_due_at > now:
+        return None
+    engine = engine_of(snap)
+    bots = {s.index: s.player.bot_level for s in snap.seats if s.player and s.is_bot}
+    must = set(engine.must_act(state))
+    started = snap.turn_started_at or now
+    for seat in sorted((s for s in engine.to_act(state) if s in bots), key=lambda s: (s not in must, s)):
+        if started + timedelta(seconds=bot_delay(snap, state, seat, seat in must)) > now:
+            continue
+        level = bots[seat]
+        rng = random.Random(f"{snap.seed}:{snap.move_count}:{seat}")
+        legal = engine.legal_actions(state, seat)
+        try:
+            action, reason = bots_module(snap.game).BOTS[level](engine.view(state, seat), legal, rng)
+        except Exception:  # a bot bug must not stop the match
+            log.exception("bot %s failed in match %s", level, snap.id)
+            action, reason = (rng.choice(legal), "plays at random") if legal else (None, "")
+        if action is None:
+            continue
+        try:
+            return decide_move(snap, state, seat=seat, action=action, note=reason, now=now)
+        except IllegalAction as error:
+            log.error("bot %s chose an illegal action in match %s: %s", level, snap.id, error)
+            if legal:
+                return decide_move(snap, state, seat=seat, action=rng.choice(legal), note="plays at random", now=now)
+    return None
+
+
+def bot_player(slug: str, level: str) -> Player:
+    return Player.of(bot_user(slug, level))
 
 
 def bot_user(slug: str, level: str) -> Any:
@@ -100,25 +505,188 @@ def bot_user(slug: str, level: str) -> Any:
     from .bots_accounts import bot_username, ensure_bot_accounts
 
     user_model = get_user_model()
-    try:
-        return user_model.objects.get(username=bot_username(slug, level), is_bot=True)
-    except user_model.DoesNotExist:
-        ensure_bot_accounts()
+    for attempt in range(2):
         try:
             return user_model.objects.get(username=bot_username(slug, level), is_bot=True)
         except user_model.DoesNotExist:
-            raise ServiceError(f"There is no {level} bot for {GAMES[slug].name}.") from None
+            if attempt == 0:
+                ensure_bot_accounts()
+    raise ServiceError(f"There is no {level} bot for {GAMES[slug].name}.")
 
 
-def seat_of(match: Match, user: Any) -> Seat | None:
-    """The seat a person holds in a match (people hold at most one; bots may hold several)."""
-    if user is None or not getattr(user, "is_authenticated", False):
-        return None
-    return match.seats.filter(user=user).order_by("index").first()
+def takeover_level(slug: str) -> str:
+    levels = list(bots_module(slug).BOTS)
+    return "reference" if "reference" in levels else levels[-1]
+
+
+def due_bot_matches(limit: int = 50) -> list[tuple[int, int]]:
+    """(match id, version) of active matches whose bots are due to act."""
+    rows = Match.objects.filter(status=Match.Status.ACTIVE, bot_due_at__lte=timezone.now()).order_by("bot_due_at")
+    return list(rows.values_list("id", "version")[:limit])
 
 
 # ---------------------------------------------------------------------------------------------
-# Creating and starting
+# Writing
+
+
+# The match columns a change may write (everything else is fixed at creation).
+ROW_FIELDS = ("status", "version", "move_count", "state", "started_at", "finished_at", "turn_started_at", "bot_due_at",
+              "result", "rematch_votes", "rematch_id")
+
+
+def commit(changes: list[Change]) -> None:
+    """Write changes of different matches in one transaction; each is written only if its fence holds
+    (its `written` says so). A change that fails on the way (a bug, a constraint) is rolled back alone."""
+    now = timezone.now()
+    with transaction.atomic():
+        for change in changes:
+            try:
+                with transaction.atomic():  # a savepoint: one bad change does not undo the others
+                    change.written = _write(change, now)
+            except Exception:
+                log.exception("change of match %s could not be written", change.before.id)
+                change.written = False
+
+
+def _write(change: Change, now: datetime) -> bool:
+    after = change.after
+    if change.make_rematch:
+        after = change.after = replace(after, rematch_id=_create_rematch(change.before).pk)
+    values = {name: getattr(after, name) for name in ROW_FIELDS}
+    if not Match.objects.filter(pk=after.id, version=change.before.version).update(**values, updated_at=now):
+        if change.make_rematch:
+            raise _FenceFailed  # undo the rematch made above (the savepoint rolls back)
+        return False
+    if change.move is not None:
+        seat, action, note = change.move
+        Move.objects.create(match_id=after.id, number=after.move_count, seat=seat, action=action, note=note)
+    if change.seats_changed:
+        for old, new in zip(change.before.seats, after.seats, strict=True):
+            if old != new:
+                Seat.objects.filter(match_id=after.id, index=new.index).update(
+                    user_id=new.user_id, joined_at=new.joined_at, final_score=new.final_score, place=new.place,
+                )
+    if after.status == Match.Status.FINISHED and change.before.status != Match.Status.FINISHED:
+        stats.record_finished(Match.objects.get(pk=after.id))
+    return True
+
+
+class _FenceFailed(Exception):
+    pass
+
+
+def _create_rematch(old: Snapshot) -> Match:
+    """The next game of a finished match: same players, seats rotated, a new seed, dealt at once."""
+    rematch = Match.objects.create(
+        game=old.game, players=old.players, options=old.options, seed=secrets.randbits(48),
+        is_public=old.is_public, rated=old.rated, created_by_id=old.seats[0].user_id,
+    )
+    now = timezone.now()
+    for seat in old.seats:
+        Seat.objects.create(match=rematch, index=(seat.index + 1) % old.players, user_id=seat.user_id, joined_at=now)
+    _deal(rematch.pk)
+    return rematch
+
+
+def _deal(match_id: int) -> None:
+    """Start a match created with every seat filled (its first state, version 0)."""
+    snap = load(match_id)
+    assert snap is not None
+    started = _start_if_full(snap, timezone.now())
+    if started is not snap:
+        Match.objects.filter(pk=match_id).update(**{name: getattr(started, name) for name in ROW_FIELDS})
+
+
+# ---------------------------------------------------------------------------------------------
+# Presence: one row per open socket of a seat, outside the match row
+
+
+def presence_open(*, match_id: int, seat: int, socket: str) -> None:
+    now = timezone.now()
+    models.Presence.objects.update_or_create(
+        socket=socket, defaults={"match_id": match_id, "seat": seat, "last_seen": now}
+    )
+    Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=now)
+
+
+def presence_close(*, match_id: int, seat: int, socket: str) -> None:
+    """A socket for this seat closed; the abandonment clock runs from now."""
+    models.Presence.objects.filter(socket=socket).delete()
+    Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=timezone.now())
+
+
+def presence_beat(*, socket: str) -> None:
+    models.Presence.objects.filter(socket=socket).update(last_seen=timezone.now())
+
+
+def presence_of(match_id: int) -> dict[int, Presence]:
+    """Each seat's presence now (two small queries)."""
+    now = timezone.now()
+    fresh_after = now - timedelta(seconds=PRESENCE_STALE_SECONDS)
+    seen: dict[int, list[datetime]] = {}
+    for seat, last_seen in models.Presence.objects.filter(match_id=match_id).values_list("seat", "last_seen"):
+        seen.setdefault(seat, []).append(last_seen)
+    out = {}
+    for seat, left, joined in Seat.objects.filter(match_id=match_id).values_list("index", "last_seen", "joined_at"):
+        times = seen.get(seat, [])
+        present = any(t > fresh_after for t in times)
+        away_since = max((t for t in (*times, left or joined) if t is not None), default=None)
+        out[seat] = Presence(present, None if present else away_since)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# One change at a time, from sync code (views, commands, tests)
+
+
+def publish(snap: Snapshot) -> None:
+    """Tell every process holding this match (and the lobby) about its new version; after the commit."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(match_group(snap.id), changed_message(snap))
+        async_to_sync(layer.group_send)(LOBBY_GROUP, {"type": "lobby.changed"})
+    except Exception:  # a lost message must never undo a committed change: pages catch up on reconnect
+        log.exception("could not announce match %s", snap.id)
+
+
+LOBBY_GROUP = "lobby"
+
+
+def match_group(match_id: int) -> str:
+    """The group of the processes holding a live copy of this match."""
+    return f"live-{match_id}"
+
+
+def changed_message(snap: Snapshot) -> dict[str, Any]:
+    return {"type": "match.changed", "id": snap.id, "version": snap.version, "data": snap.to_json().decode()}
+
+
+def run_change(match_id: int, decide: Callable[[Snapshot], Change | None], attempts: int = 20) -> Snapshot:
+    """Load, decide and commit one change; if another change came first (the fence failed), decide again
+    on the new version. Returns the snapshot after it (the current one when there was nothing to do)."""
+    for _ in range(attempts):
+        snap = load(match_id)
+        if snap is None:
+            raise ServiceError("There is no such match.")
+        change = decide(snap)
+        if change is None:
+            return snap
+        commit([change])
+        if change.written:
+            transaction.on_commit(lambda after=change.after: publish(after))
+            return change.after
+    raise ServiceError("The match is too busy right now: try again.")
+
+
+def _state(snap: Snapshot) -> Any:
+    """The engine's state of a snapshot (None before the deal)."""
+    return engine_of(snap).load(snap.state) if snap.state is not None else None
+
+
+def _fresh(snap: Snapshot) -> Match:
+    return Match.objects.get(pk=snap.id)
 
 
 def create_match(
@@ -148,598 +716,121 @@ def create_match(
         clean = clean_options(game, options or {})
     except ValueError as error:
         raise ServiceError(str(error)) from None
-    for spec in seats:
-        if spec.kind not in {"open", "invite", "bot"}:
-            raise ServiceError("A seat is open, by invitation, or a bot.")
+    if any(spec.kind not in {"open", "invite", "bot"} for spec in seats):
+        raise ServiceError("A seat is open, by invitation, or a bot.")
     if creator.is_bot:
         raise ServiceError("Bots don't create matches.")
     with transaction.atomic():
         match = Match.objects.create(
-            game=game,
-            players=players,
-            options=clean,
-            seed=seed if seed is not None else secrets.randbits(48),
-            is_public=is_public,
-            rated=rated,
-            created_by=creator,
+            game=game, players=players, options=clean, seed=seed if seed is not None else secrets.randbits(48),
+            is_public=is_public, rated=rated, created_by=creator,
         )
         now = timezone.now()
         first = bot_user(game, first_seat_bot) if first_seat_bot else creator
         Seat.objects.create(match=match, index=0, user=first, joined_at=now)
         for index, spec in enumerate(seats, start=1):
             user = bot_user(game, spec.level) if spec.kind == "bot" else None
-            Seat.objects.create(
-                match=match,
-                index=index,
-                user=user,
-                joined_at=now if user else None,
-                invite_only=spec.kind == "invite",
-            )
-        match = _lock(match.pk)
-        _start_if_full(match)
-        _on_commit_broadcast(match.pk)
-    return match
+            Seat.objects.create(match=match, index=index, user=user, joined_at=now if user else None,
+                                invite_only=spec.kind == "invite")
+        _deal(match.pk)
+        snap = load(match.pk)
+        assert snap is not None
+        transaction.on_commit(lambda: publish(snap))
+    return _fresh(snap)
 
 
 def join_match(*, match_id: int, user: Any, invite_code: str | None = None, seat_index: int | None = None) -> Match:
     """Take a free seat: an open one from the lobby, or an invite-only one with the invite code."""
     if not user.is_authenticated:
         raise ServiceError("Sign in to take a seat.")
+    player = Player.of(user)
     with transaction.atomic():
-        match = _lock(match_id)
-        if match.status != Match.Status.WAITING:
-            raise ServiceError("This match is no longer waiting for players.")
-        seats = seats_of(match)
-        if any(seat.user_id == user.pk for seat in seats):
-            raise ServiceError("You already have a seat in this match.")
-        has_code = invite_code is not None and secrets.compare_digest(str(invite_code), match.invite_code)
-        if not match.is_public and not has_code:
-            raise ServiceError("This match is private: you need its invite link.")
-        free = [seat for seat in seats if seat.user_id is None and (has_code or not seat.invite_only)]
-        if seat_index is not None:
-            free = [seat for seat in free if seat.index == seat_index]
-        if not free:
-            raise ServiceError("There is no free seat for you in this match.")
-        seat = free[0]
-        seat.user = user
-        seat.joined_at = timezone.now()
-        seat.save(update_fields=["user", "joined_at"])
-        _start_if_full(match)
-        _on_commit_broadcast(match.pk)
-    return match
+        snap = run_change(match_id, lambda s: decide_join(s, player=player, invite_code=invite_code,
+                                                           seat_index=seat_index))
+    return _fresh(snap)
 
 
 def leave_match(*, match_id: int, user: Any) -> Match:
-    """Give up a seat before the match starts; the creator leaving cancels the match."""
     with transaction.atomic():
-        match = _lock(match_id)
-        if match.status != Match.Status.WAITING:
-            raise ServiceError("The match has started: resign instead.")
-        seat = seat_of(match, user)
-        if seat is None:
-            raise ServiceError("You have no seat in this match.")
-        if seat.index == 0:
-            match.status = Match.Status.ABORTED
-            match.finished_at = timezone.now()
-            match.result = {"reason": "cancelled", "scores": [], "winners": [], "draw": False}
-            match.save(update_fields=["status", "finished_at", "result", "updated_at"])
-        else:
-            seat.user = None
-            seat.joined_at = None
-            seat.save(update_fields=["user", "joined_at"])
-        _on_commit_broadcast(match.pk)
-    return match
-
-
-def _start_if_full(match: Match) -> None:
-    """Deal the game once every seat has a player (called under the lock)."""
-    if match.status != Match.Status.WAITING or match.seats.filter(user__isnull=True).exists():
-        return
-    engine = _engine(match)
-    state = engine.new_game(match.players, seed=match.seed, options=match.options)
-    now = timezone.now()
-    match.status = Match.Status.ACTIVE
-    match.started_at = now
-    match.turn_started_at = now
-    match.state = engine.dump(state)
-    match.version = 0
-    _schedule_bots(match, state)
-    match.save()
-
-
-# ---------------------------------------------------------------------------------------------
-# Playing
-
-
-def _prepare_action(match: Match, seat: int, action: Any, now: Any) -> Any:
-    """Fill in what the server decides, never the browser: Columbo solo's elapsed seconds on a tap."""
-    if match.game == "columbo" and match.players == 1 and isinstance(action, dict) and action.get("type") == "tap":
-        action = {key: value for key, value in action.items() if key != "seconds"}
-        started = match.started_at or now
-        action["seconds"] = max(0, int((now - started).total_seconds()))
-    return action
-
-
-# What a move changes on the match row (finishing included); the rest of the row stays as it is.
-_MOVE_FIELDS = ["version", "state", "turn_started_at", "rematch_votes", "bot_due_at", "status", "finished_at",
-                "result", "updated_at"]
-
-
-def _apply(match: Match, state: Any, seat: int, action: Any, note: str = "") -> Any:
-    """Apply one checked action under the lock: append the move, save the state, finish if over."""
-    engine = _engine(match)
-    now = timezone.now()
-    action = _prepare_action(match, seat, action, now)
-    new_state = engine.apply(state, seat, action)  # raises IllegalAction, state untouched
-    match.version += 1
-    Move.objects.create(match=match, number=match.version, seat=seat, action=action, note=note[:200])
-    match.state = engine.dump(new_state)
-    match.turn_started_at = now
-    match.rematch_votes = []
-    if engine.is_over(new_state):
-        _finish(match, engine.result(new_state), reason="normal", now=now)
-    else:
-        _schedule_bots(match, new_state)
-    match.save(update_fields=_MOVE_FIELDS)
-    _on_commit_broadcast(match.pk, match)
-    return new_state
+        return _fresh(run_change(match_id, lambda s: decide_leave(s, user_id=user.pk)))
 
 
 def act(*, match_id: int, user: Any, seat: int, action: Any, expected_version: int | None = None) -> Match:
     """A person's action for their seat, checked by the engine against the current state."""
-    warm = _take_warm(match_id)
-    if warm is not None:
-        done = _act_warm(warm, user, seat, action, expected_version)
-        if done is not None:
-            return done
-    with transaction.atomic():
-        match = _lock(match_id)
-        if match.status != Match.Status.ACTIVE:
-            raise ServiceError("This match is not in progress.")
-        _check_holder(match, user, seat)
-        if expected_version is not None and expected_version != match.version:
-            raise MatchMovedOn()
-        state = _state(match)
-        _apply(match, state, seat, action)
-    if match.status == Match.Status.ACTIVE:
-        _keep_warm(match)
-    return match
-
-
-def _check_holder(match: Match, user: Any, seat: int) -> None:
-    holder = next((s for s in seats_of(match) if s.index == seat), None)
-    if holder is None or holder.user is None or holder.user_id != getattr(user, "pk", None) or holder.user.is_bot:
+    user_id = getattr(user, "pk", None)
+    if user_id is None:
         raise ServiceError("You can only act for your own seat.")
-
-
-# ---------------------------------------------------------------------------------------------
-# The move fast path
-#
-# A process keeps the active matches it last moved (row, seats, state), each with the updated_at it
-# wrote. The next move is checked against that copy and written with one UPDATE guarded by the id,
-# version and updated_at, plus one INSERT of the move: the row lock and the reads of the slow path are
-# saved. Every other change saves the row (updated_at moves on) and presence touches it, so a copy that
-# another process or request made stale fails the guard, and the move takes the slow path, which
-# decides it against the database as before. The database stays the only source of truth.
-
-_WARM_LIMIT = 2048
-_warm: dict[int, Match] = {}
-_warm_lock = threading.Lock()
-
-
-def _forget_warm(match_id: int) -> None:
-    with _warm_lock:
-        _warm.pop(match_id, None)
-
-
-def _take_warm(match_id: int) -> Match | None:
-    """This process's copy of a match, taken out so that no other thread uses it meanwhile."""
-    with _warm_lock:
-        return _warm.pop(match_id, None)
-
-
-def _keep_warm(match: Match) -> None:
-    if "_seats_cache" not in match.__dict__:
-        return
-    with _warm_lock:
-        if len(_warm) >= _WARM_LIMIT:
-            _warm.pop(next(iter(_warm)))
-        _warm[match.pk] = match
-
-
-def _act_warm(match: Match, user: Any, seat: int, action: Any, expected_version: int | None) -> Match | None:
-    """The move on this process's copy of the match; None when the slow path must decide it."""
-    engine = _engine(match)
-    if match.status != Match.Status.ACTIVE:
-        return None
-    try:
-        _check_holder(match, user, seat)
-    except ServiceError:
-        return None  # refused only by the database's word
-    if expected_version is not None and expected_version != match.version:
-        return None  # the slow path tells "moved on" from a stale copy
-    now = timezone.now()
-    prepared = _prepare_action(match, seat, action, now)
-    try:
-        new_state = engine.apply(_state(match), seat, prepared)
-    except IllegalAction:
-        return None  # a refusal from a possibly stale copy: the slow path gives the database's answer
-    if engine.is_over(new_state):
-        return None  # finishing (results, stats) is the slow path's
-    # A copy of the row, not Match(...): a new instance would work out field defaults (an invite code from
-    # the system's randomness) for nothing.
-    changed = copy.copy(match)
-    changed.version, changed.state, changed.turn_started_at = match.version + 1, engine.dump(new_state), now
-    changed.rematch_votes, changed.bot_due_at, changed.updated_at = [], None, now
-    _schedule_bots(changed, new_state)
     with transaction.atomic():
-        if not _write_move(match, changed, seat, prepared):
-            return None
-        for name in _MOVE_COLUMNS:
-            setattr(match, name, getattr(changed, name))
-        _on_commit_broadcast(match.pk, match)
-    _keep_warm(match)
-    return match
-
-
-def _write_move(before: Match, after: Match, seat: int, action: Any) -> bool:
-    """UPDATE the row if it is still the one this process wrote, and INSERT the move; False if it is not.
-
-    Plain SQL with the fields' own conversions: the ORM's query building cost more than the writes."""
-    from django.db import connection
-
-    ops = connection.ops
-    fields = _MATCH_FIELDS
-    sets = ", ".join(f"{ops.quote_name(fields[name].column)} = %s" for name in _MOVE_COLUMNS)
-    guard = f"{ops.quote_name('id')} = %s AND version = %s AND status = %s AND updated_at = %s"
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {ops.quote_name(Match._meta.db_table)} SET {sets} WHERE {guard}",
-            [*(fields[name].get_db_prep_save(getattr(after, name), connection) for name in _MOVE_COLUMNS),
-             before.pk, before.version, Match.Status.ACTIVE,
-             fields["updated_at"].get_db_prep_save(before.updated_at, connection)],
-        )
-        if cursor.rowcount != 1:
-            return False
-        move = _MOVE_FIELDS_BY_NAME
-        cursor.execute(
-            f"INSERT INTO {ops.quote_name(Move._meta.db_table)} (match_id, number, seat, action, note, created_at) "
-            "VALUES (%s, %s, %s, %s, %s, %s)",
-            [before.pk, after.version, seat, move["action"].get_db_prep_save(action, connection), "",
-             move["created_at"].get_db_prep_save(after.updated_at, connection)],
-        )
-    return True
-
-
-# What a move changes in the match row (the fast path writes exactly these).
-_MOVE_COLUMNS = ("version", "state", "turn_started_at", "rematch_votes", "bot_due_at", "updated_at")
-_MATCH_FIELDS = {f.name: f for f in Match._meta.concrete_fields}
-_MOVE_FIELDS_BY_NAME = {f.name: f for f in Move._meta.concrete_fields}
+        snap = run_change(match_id, lambda s: decide_move(s, _state(s), seat=seat, action=action, user_id=user_id,
+                                                          expected_version=expected_version)[0])
+    return _fresh(snap)
 
 
 def resign(*, match_id: int, user: Any) -> Match:
     """Give up: the others win. Always possible while the match is on."""
     with transaction.atomic():
-        match = _lock(match_id)
-        if match.status != Match.Status.ACTIVE:
-            raise ServiceError("This match is not in progress.")
-        seat = seat_of(match, user)
-        if seat is None:
-            raise ServiceError("You have no seat in this match.")
-        _end_with_loser(match, seat.index, reason="resign")
-        _on_commit_broadcast(match.pk)
-    return match
+        return _fresh(run_change(match_id, lambda s: decide_resign(s, user_id=getattr(user, "pk", None))))
 
 
 def claim_abandoned(*, match_id: int, user: Any, absent_seat: int, take_over_with_bot: bool = False) -> Match:
     """When a seated person has been away 60 s while the game waits on them: claim the win or seat a bot."""
+
+    def decide(snap: Snapshot) -> Change:
+        bot = bot_player(snap.game, takeover_level(snap.game)) if take_over_with_bot else None
+        return decide_claim(snap, _state(snap), user_id=getattr(user, "pk", None),
+                            absent_seat=absent_seat, presence=presence_of(match_id), bot=bot)
+
     with transaction.atomic():
-        match = _lock(match_id)
-        if match.status != Match.Status.ACTIVE:
-            raise ServiceError("This match is not in progress.")
-        claimant = seat_of(match, user)
-        if claimant is None:
-            raise ServiceError("Only players of this match can claim it.")
-        absent = match.seats.filter(index=absent_seat).select_related("user").first()
-        if absent is None or absent.index == claimant.index or absent.user is None or absent.user.is_bot:
-            raise ServiceError("That seat can't be claimed.")
-        engine = _engine(match)
-        state = _state(match)
-        if absent_seat not in engine.must_act(state):
-            raise ServiceError("The game is not waiting on that player.")
-        remaining = away_seconds_left(absent, waiting_since=match.turn_started_at)
-        if remaining > 0:
-            raise ServiceError(f"{absent.user.name} may still come back: you can claim in {remaining} s.")
-        if take_over_with_bot:
-            levels = list(bots_module(match.game).BOTS)
-            level = "reference" if "reference" in levels else levels[-1]
-            absent.user = bot_user(match.game, level)
-            absent.save(update_fields=["user"])
-            match.__dict__.pop("_seats_cache", None)
-            substituted = [*(match.result or {}).get("substituted", []), absent_seat]
-            match.result = {**(match.result or {}), "substituted": substituted}
-            _schedule_bots(match, state)
-            match.save()
-        else:
-            _end_with_loser(match, absent_seat, reason="abandon")
-        _on_commit_broadcast(match.pk)
-    return match
+        return _fresh(run_change(match_id, decide))
 
 
 def offer_rematch(*, match_id: int, user: Any) -> Match | None:
-    """Ask for a rematch; once every person in the match has asked, it is created: same players, seats rotated."""
+    """Ask for a rematch; once every person in the match has asked, it is created: same players, seats rotated.
+    Returns the rematch once it exists."""
     with transaction.atomic():
-        match = _lock(match_id)
-        if match.status != Match.Status.FINISHED:
-            raise ServiceError("A rematch can be asked for once the match is over.")
-        if match.rematch_id:
-            return match.rematch
-        seats = seats_of(match)
-        seat = next((s for s in seats if s.user_id == getattr(user, "pk", None)), None)
-        if seat is None:
-            raise ServiceError("Only players of this match can ask for a rematch.")
-        votes = set(match.rematch_votes) | {seat.index}
-        match.rematch_votes = sorted(votes)
-        humans = {s.index for s in seats if s.user and not s.user.is_bot}
-        if not humans <= votes:
-            match.save(update_fields=["rematch_votes", "updated_at"])
-            _on_commit_broadcast(match.pk)
-            return None
-        rematch = Match.objects.create(
-            game=match.game,
-            players=match.players,
-            options=match.options,
-            seed=secrets.randbits(48),
-            is_public=match.is_public,
-            rated=match.rated,
-            created_by=user,
-        )
-        now = timezone.now()
-        n = match.players
-        for old in seats:
-            Seat.objects.create(match=rematch, index=(old.index + 1) % n, user=old.user, joined_at=now)
-        match.rematch = rematch
-        match.save(update_fields=["rematch_votes", "rematch", "updated_at"])
-        rematch = _lock(rematch.pk)
-        _start_if_full(rematch)
-        _on_commit_broadcast(match.pk)
-        _on_commit_broadcast(rematch.pk)
-    return rematch
-
-
-# ---------------------------------------------------------------------------------------------
-# Finishing
-
-
-def _places(scores: list[int], winners: list[int], lower_is_better: bool) -> list[int]:
-    """1 for the winners, then by score (ties share a place)."""
-    places = [0] * len(scores)
-    others = [i for i in range(len(scores)) if i not in winners]
-    for i in winners:
-        places[i] = 1
-    others.sort(key=lambda i: scores[i], reverse=not lower_is_better)
-    place = len(winners) + 1
-    for rank, i in enumerate(others):
-        if rank > 0 and scores[i] != scores[others[rank - 1]]:
-            place = len(winners) + 1 + rank
-        places[i] = place
-    return places
-
-
-def _finish(match: Match, result: dict[str, Any], *, reason: str, now: Any) -> None:
-    """Close the match with its result (under the lock); record seat scores and places; stats follow."""
-    info = GAMES[match.game]
-    scores = list(result.get("scores", []))
-    winners = list(result.get("winners", []))
-    match.status = Match.Status.FINISHED
-    match.finished_at = now
-    match.bot_due_at = None
-    match.result = {**(match.result or {}), **result, "reason": reason}
-    places = _places(scores, winners, info.lower_is_better) if scores else [1] * match.players
-    for seat in seats_of(match):
-        seat.final_score = scores[seat.index] if scores else None
-        seat.place = places[seat.index]
-        seat.save(update_fields=["final_score", "place"])
-    stats.record_finished(match)
-
-
-def _end_with_loser(match: Match, loser: int, *, reason: str) -> None:
-    engine = _engine(match)
-    scores = engine.scores(_state(match))
-    winners = [i for i in range(match.players) if i != loser]
-    result = {"scores": scores, "winners": winners, "draw": False, "loser": loser}
-    _finish(match, result, reason=reason, now=timezone.now())
-    match.save()
-
-
-# ---------------------------------------------------------------------------------------------
-# Bots
-
-
-def _bot_levels(match: Match) -> dict[int, str]:
-    return {s.index: s.user.bot_level for s in seats_of(match) if s.user and s.user.is_bot}
-
-
-def _reaction_delay(game: str, level: str) -> float:
-    delays = getattr(bots_module(game), "REACTION_DELAY", {})
-    return float(delays.get(level, settings.GAMES_BOT_DELAY))
-
-
-def _schedule_bots(match: Match, state: Any) -> None:
-    """Set when a bot seat should next be asked (a short human-like pause); None when no bot is to act."""
-    engine = _engine(match)
-    bots = _bot_levels(match)
-    if not bots or engine.is_over(state):
-        match.bot_due_at = None
-        return
-    now = match.turn_started_at or timezone.now()
-    must = set(engine.must_act(state))
-    due = []
-    for seat in engine.to_act(state):
-        if seat not in bots:
-            continue
-        due.append(now + timedelta(seconds=_bot_delay(match, engine, state, seat, bots[seat], seat in must)))
-    match.bot_due_at = min(due) if due else None
-
-
-def _bot_delay(match: Match, engine: Any, state: Any, seat: int, level: str, must: bool) -> float:
-    """How long a bot seat waits: a short pause for its turn (longer where its bots ask for patience,
-    e.g. to leave a person time for a card action), its level's reaction time for an optional move."""
-    if not must:
-        return _reaction_delay(match.game, level)
-    delay = settings.GAMES_BOT_DELAY
-    patience = getattr(bots_module(match.game), "patience", None)
-    if patience is not None:
-        humans_waiting = any(i not in _bot_levels(match) for i in range(match.players))
-        if humans_waiting:
-            delay = max(delay, patience(engine.view(state, seat)))
-    return delay
-
-
-def due_bot_matches(limit: int = 50) -> list[tuple[int, int]]:
-    """(match id, version) of active matches whose bots are due to act."""
-    rows = Match.objects.filter(status=Match.Status.ACTIVE, bot_due_at__lte=timezone.now()).order_by("bot_due_at")
-    return list(rows.values_list("id", "version")[:limit])
+        snap = run_change(match_id, lambda s: decide_rematch(s, user_id=getattr(user, "pk", None)))
+    return Match.objects.get(pk=snap.rematch_id) if snap.rematch_id else None
 
 
 def play_bot_turn(*, match_id: int, expected_version: int) -> bool:
     """Let the due bot seats act once. Harmless when another process got there first (version check)."""
+    snap = load(match_id)
+    if snap is None or snap.version != expected_version:
+        return False
+    decided = decide_bot_turn(snap, _state(snap)) if snap.state is not None else None
+    if decided is None:
+        return False
+    change = decided[0]
     with transaction.atomic():
-        match = _lock(match_id)
-        if match.status != Match.Status.ACTIVE or match.version != expected_version or match.bot_due_at is None:
-            return False
-        now = timezone.now()
-        if match.bot_due_at > now:
-            return False
-        engine = _engine(match)
-        state = _state(match)
-        bots = _bot_levels(match)
-        must = set(engine.must_act(state))
-        started = match.turn_started_at or now
-        candidates = sorted(
-            (seat for seat in engine.to_act(state) if seat in bots), key=lambda seat: (seat not in must, seat)
-        )
-        later = []
-        for seat in candidates:
-            level = bots[seat]
-            delay = _bot_delay(match, engine, state, seat, level, seat in must)
-            if started + timedelta(seconds=delay) > now:
-                later.append(started + timedelta(seconds=delay))
-                continue
-            bot = bots_module(match.game).BOTS[level]
-            rng = random.Random(f"{match.seed}:{match.version}:{seat}")
-            view = engine.view(state, seat)
-            legal = engine.legal_actions(state, seat)
-            try:
-                action, reason = bot(view, legal, rng)
-            except Exception:  # a bot bug must not stop the match: fall back to a random legal action
-                log.exception("bot %s failed in match %s", level, match.pk)
-                action, reason = (rng.choice(legal), "plays at random") if legal else (None, "")
-            if action is None:
-                continue
-            try:
-                _apply(match, state, seat, action, note=reason)
-            except IllegalAction as error:
-                log.error("bot %s chose an illegal action in match %s: %s", level, match.pk, error)
-                if not legal:
-                    continue
-                _apply(match, state, seat, rng.choice(legal), note="plays at random")
-            return True
-        match.bot_due_at = min(later) if later else None
-        match.save(update_fields=["bot_due_at"])
-        return False
+        commit([change])
+        if change.written:
+            transaction.on_commit(lambda: publish(change.after))
+    return change.written
 
 
-# ---------------------------------------------------------------------------------------------
-# Presence
-
-
-def away_seconds_left(seat: Seat, waiting_since: Any = None) -> int:
-    """Seconds before an absent player's seat may be claimed; 0 once it may; the full wait if present.
-
-    The clock runs while the player is away *and* the game waits on them: from the later of their last
-    sign of life and waiting_since (the match's turn_started_at), so a player who left during the
-    opponent's long turn still gets the full wait once it is their turn.
-    """
-    wait = settings.GAMES_ABANDON_SECONDS
-    if is_present(seat):
-        return wait
-    since = max((t for t in (seat.last_seen or seat.joined_at, waiting_since) if t is not None), default=None)
-    if since is None:
-        return 0
-    elapsed = (timezone.now() - since).total_seconds()
-    return max(0, int(wait - elapsed + 0.999))
-
-
-def is_present(seat: Seat) -> bool:
-    if seat.user is not None and seat.user.is_bot:
-        return True
-    if seat.connections <= 0 or seat.last_seen is None:
-        return False
-    return (timezone.now() - seat.last_seen).total_seconds() < PRESENCE_STALE_SECONDS
-
-
-def _touch(*match_ids: int) -> None:
-    """Presence or a player changed: no process's warm copy of these matches (and their seats) may be used
-    any more (updated_at moves on, so the copies fail their guard)."""
-    for match_id in match_ids:
-        _forget_warm(match_id)
-    Match.objects.filter(pk__in=match_ids).update(updated_at=timezone.now())
+def finish_imported(match_id: int, outcome: dict[str, Any] | None, *, loser: int | None, reason: str) -> None:
+    """Close an imported match (games.replay): with the engine's outcome, or with the recorded loser."""
+    snap = load(match_id)
+    assert snap is not None
+    if outcome is not None:
+        change = Change(snap, replace(snap, version=snap.version + 1))
+        _finish(change, outcome, reason="normal", now=timezone.now())
+    else:
+        assert loser is not None
+        change = _end_with_loser(snap, loser, reason=reason)
+    _write(change, timezone.now())
 
 
 def player_changed(*, user_id: int) -> None:
-    """A player's name or picture changed: their matches that are on show it at once, and no process's warm
-    copy (which holds the seats' users) draws the old one again."""
+    """A player's name or picture changed: their live tables redraw it (no match row is touched)."""
     live = (Match.Status.WAITING, Match.Status.ACTIVE)
     ids = list(Match.objects.filter(status__in=live, seats__user_id=user_id).values_list("pk", flat=True).distinct())
-    if ids:
-        _touch(*ids)
-    for match_id in ids:
-        _on_commit_broadcast(match_id)
-
-
-def seat_connected(*, match_id: int, seat: int) -> None:
-    """A socket opened for this seat (the consumer then broadcasts the new presence itself)."""
-    from django.db.models import F
-
-    with transaction.atomic():
-        Seat.objects.filter(match_id=match_id, index=seat).update(
-            connections=F("connections") + 1, last_seen=timezone.now()
-        )
-        _touch(match_id)
-
-
-def seat_disconnected(*, match_id: int, seat: int) -> None:
-    """A socket for this seat closed; the abandonment clock runs from now (see away_seconds_left)."""
-    from django.db.models import Case, F, Value, When
-
-    with transaction.atomic():
-        Seat.objects.filter(match_id=match_id, index=seat).update(
-            connections=Case(When(connections__gt=0, then=F("connections") - 1), default=Value(0)),
-            last_seen=timezone.now(),
-        )
-        _touch(match_id)
-
-
-def seat_heartbeat(*, match_id: int, seat: int) -> None:
-    """A seat's socket is still there (every 15 s). Like any presence change it moves the row's updated_at
-    on, so other processes' warm copies fail their guard; this process's own copy, if nothing else changed
-    the row since that copy was written, is brought up to date instead of dropped: otherwise the first move
-    after each beat (one every 7.5 s in a two-player match) would take the slow path."""
-    now = timezone.now()
-    warm = _take_warm(match_id)
-    with transaction.atomic():
-        Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=now)
-        # Compare-and-set: the copy is kept only if the row is still the one it wrote.
-        kept = warm is not None and Match.objects.filter(
-            pk=match_id, version=warm.version, status=warm.status, updated_at=warm.updated_at
-        ).update(updated_at=now) == 1
-        if not kept:
-            Match.objects.filter(pk=match_id).update(updated_at=now)
-    if warm is None or not kept:
+    layer = get_channel_layer()
+    if layer is None or not ids:
         return
-    for held in seats_of(warm):
-        if held.index == seat:
-            held.last_seen = now
-    warm.updated_at = now
-    _keep_warm(warm)
+    from django.contrib.auth import get_user_model
+
+    player = Player.of(get_user_model().objects.get(pk=user_id))
+    for match_id in ids:
+        message = {"type": "match.player", "id": match_id, "player": orjson.dumps(player).decode()}
+        transaction.on_commit(lambda m=message: async_to_sync(layer.group_send)(match_group(m["id"]), m))

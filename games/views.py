@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import selectors, services
 from .catalog import GAMES
 from .engines import get_engine
 from .forms import CreateMatchForm, all_forms
-from .rendering import match_meta, table_context
+from .models import Match
+from .rendering import match_meta, page_view, table_context
 
 
 @require_GET
@@ -20,19 +24,11 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "games/home.html", {"games": GAMES.values()})
 
 
-def _lobby_lists(request: HttpRequest) -> dict[str, object]:
-    return {
-        "open_matches": selectors.open_matches(request.user),
-        "my_matches": selectors.my_matches(request.user),
-        "watch_matches": selectors.watchable_matches(request.user),
-    }
-
-
 @require_GET
 def lobby(request: HttpRequest) -> HttpResponse:
     if request.htmx:
-        return render(request, "games/lobby.html#lists", _lobby_lists(request))
-    return render(request, "games/lobby.html", {"forms": all_forms(), **_lobby_lists(request)})
+        return render(request, "games/lobby.html#lists", selectors.lobby_lists(request.user))
+    return render(request, "games/lobby.html", {"forms": all_forms(), **selectors.lobby_lists(request.user)})
 
 
 @login_required
@@ -58,8 +54,8 @@ def create_match(request: HttpRequest, game: str) -> HttpResponse:
         else:
             return redirect(match)
     forms = [form if f.info.slug == game else f for f in all_forms()]
-    return render(request, "games/lobby.html", {"forms": forms, "open_game": game, **_lobby_lists(request)},
-                  status=400)
+    context = {"forms": forms, "open_game": game, **selectors.lobby_lists(request.user)}
+    return render(request, "games/lobby.html", context, status=400)
 
 
 @login_required
@@ -86,28 +82,28 @@ def leave_match(request: HttpRequest, match_id: int) -> HttpResponse:
 
 @require_http_methods(["GET"])
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
-    match = selectors.match_for_viewer(match_id)
-    if match is None:
+    snap = services.load(match_id)
+    if snap is None:
         raise Http404("No such match.")
     code = request.GET.get("code", "")[:64]
-    if not selectors.can_watch(match, request.user, code):
+    held = snap.seat_of(request.user.pk if request.user.is_authenticated else None)
+    seat = held.index if held is not None and not held.is_bot else None
+    has_code = bool(code) and secrets.compare_digest(code, snap.invite_code)
+    if not (snap.is_public or held is not None or has_code):
         raise Http404("No such match.")
-    seats = list(match.seats.all())
-    seat_obj = services.seat_of(match, request.user)
-    seat = seat_obj.index if seat_obj and not seat_obj.is_bot else None
     view = None
-    if match.state is not None:
-        engine = get_engine(match.game)
-        view = engine.view(engine.load(match.state), seat)
-    context = table_context(match_meta(match, seats), view, seat)
+    if snap.state is not None:
+        engine = get_engine(snap.game)
+        view = page_view(engine.view(engine.load(snap.state), seat))
+    context = table_context(match_meta(snap, services.presence_of(snap.id)), view, seat)
     context["ws_url"] += f"?code={code}" if code else ""
     can_join = (
-        match.status == match.Status.WAITING
+        snap.status == Match.Status.WAITING
         and seat is None
-        and any(s.user_id is None and (not s.invite_only or code == match.invite_code) for s in seats)
+        and any(s.player is None and (not s.invite_only or has_code) for s in snap.seats)
     )
     invite_url = ""
-    if seat is not None and match.status == match.Status.WAITING:
-        invite_url = request.build_absolute_uri(f"{match.get_absolute_url()}?code={match.invite_code}")
-    context.update({"match": match, "code": code, "can_join": can_join, "invite_url": invite_url})
+    if seat is not None and snap.status == Match.Status.WAITING:
+        invite_url = request.build_absolute_uri(f"{reverse('match', args=[snap.id])}?code={snap.invite_code}")
+    context.update({"match": snap, "code": code, "can_join": can_join, "invite_url": invite_url})
     return render(request, "games/match.html", context)

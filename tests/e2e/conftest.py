@@ -15,23 +15,17 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import pytest
+from servers import Daphne, database_url
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 ARTIFACTS = BASE_DIR / "test-artifacts" / "e2e"
 CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-SERVER_START_SECONDS = 40
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -39,43 +33,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
             item.add_marker(pytest.mark.e2e)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _database_url(settings_dict: dict[str, Any]) -> str:
-    """A DATABASE_URL naming the test database this process set up, for the server subprocess."""
-    engine, name = settings_dict["ENGINE"], str(settings_dict["NAME"])
-    if engine.endswith("sqlite3"):
-        if name == ":memory:" or name.startswith("file:") or "mode=memory" in name:
-            pytest.fail("the e2e server needs a file-based SQLite test database to share (see DATABASES TEST NAME)")
-        return f"sqlite:///{Path(name).resolve()}"
-    if "postgresql" in engine:
-        user = quote(str(settings_dict.get("USER") or ""), safe="")
-        password = quote(str(settings_dict.get("PASSWORD") or ""), safe="")
-        credentials = f"{user}:{password}@" if password else (f"{user}@" if user else "")
-        host = str(settings_dict.get("HOST") or "")
-        port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
-        return f"postgres://{credentials}{host}{port}/{quote(name, safe='')}"
-    pytest.fail(f"no e2e server support for {engine}: the site runs on SQLite or PostgreSQL")
-
-
-def _wait_for_port(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
-    deadline = time.monotonic() + SERVER_START_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"daphne exited with {process.returncode}:\n{log.read_text()[-4000:]}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return
-        time.sleep(0.1)
-    process.terminate()
-    raise RuntimeError(
-        f"daphne did not listen on port {port} within {SERVER_START_SECONDS}s:\n{log.read_text()[-4000:]}"
-    )
 
 
 # One server per test module, not per session: its bot runner polls the shared test database, and left
@@ -89,45 +46,29 @@ def asgi_server(
     from django.db import connection
 
     with django_db_blocker.unblock():
-        database_url = _database_url(connection.settings_dict)
+        url = database_url(connection.settings_dict)
 
-    port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = ARTIFACTS / f"daphne-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.log"
-    daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": database_url,
-        # Debug on, so /media/ (uploaded avatars) and static files are served by the app itself.
-        "DJANGO_DEBUG": "true",
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "DJANGO_MEDIA_ROOT": str(tmp_path_factory.mktemp("e2e-media")),
-        "PYTHONUNBUFFERED": "1",
-        # Bots answer after a short pause, so games against them finish quickly.
-        "GAMES_BOT_DELAY": os.environ.get("E2E_BOT_DELAY", "0.1"),
-        # Parallel workers' servers number their matches alike: on a shared Redis, keep their groups apart.
-        "CHANNELS_REDIS_PREFIX": f"cardclub-e2e-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-{os.getpid()}",
-    }
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [daphne, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-            cwd=BASE_DIR,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
+    log.unlink(missing_ok=True)
+    server = Daphne(
+        {
+            "DATABASE_URL": url,
+            # Debug on, so /media/ (uploaded avatars) and static files are served by the app itself.
+            "DJANGO_DEBUG": "true",
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "DJANGO_MEDIA_ROOT": str(tmp_path_factory.mktemp("e2e-media")),
+            # Bots answer after a short pause, so games against them finish quickly.
+            "GAMES_BOT_DELAY": os.environ.get("E2E_BOT_DELAY", "0.1"),
+            # Parallel workers' servers number their matches alike: on a shared Redis, keep their groups apart.
+            "CHANNELS_REDIS_PREFIX": f"cardclub-e2e-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-{os.getpid()}",
+        },
+        log,
+    )
     try:
-        _wait_for_port(process, port, log)
-        yield f"http://127.0.0.1:{port}"
+        yield server.url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        server.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -1208,7 +1208,7 @@ def test_reference_takes_the_discard_only_when_it_improves_its_best_combination(
     view = E.view(state, 0)
     action, reason = reference_bot(view, E.legal_actions(state, 0), random.Random(0))
     assert action == {"type": "draw", "from": "discard"}
-    assert reason == "takes the 7♥ from the discard pile: completes 5-6-7 of hearts"
+    assert reason == "takes the 7♥ from the discard pile: it makes its packs worth more"
     state = draw(state, 0, "discard")
     state = discard(state, 0, "JS")
     state = draw(state, 1)

@@ -80,9 +80,11 @@ def bulk_finished_matches(count: int, people: Sequence[Any], bots: Sequence[Any]
         scores = [rng.randrange(0, 30), rng.randrange(0, 30)]
         if draw:
             scores[1] = scores[0]
+        moves = 20 + i % 30
         matches.append(Match(
             game=game, players=2, seed=i, status=Match.Status.FINISHED, options={},
-            is_public=i % 7 != 0, rated=i % 5 != 0, version=20 + i % 30,
+            # The version counts every change (the join that started it, then each move); move_count the moves.
+            is_public=i % 7 != 0, rated=i % 5 != 0, version=moves + 1, move_count=moves,
             started_at=finished - dt.timedelta(minutes=5), finished_at=finished,
             result={"scores": scores, "winners": [] if draw else [winner], "draw": draw, "reason": "normal"},
         ))

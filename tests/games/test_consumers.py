@@ -118,7 +118,7 @@ async def test_two_players_and_a_spectator_play_a_whole_game(
     sockets = {0: black, 1: red, None: watcher}
     # Each got the whole current page on connecting, then a presence update per seat connecting after it.
     state = ENGINE.load((await load(match.pk)).state)
-    for seat, expected in ((None, 3), (0, 3), (1, 2)):
+    for seat, expected in ((None, 3), (0, 2), (1, 1)):
         received = await receive(sockets[seat], expected)
         for html in received:
             check_view(html, state, seat)
@@ -149,7 +149,7 @@ async def test_two_players_and_a_spectator_play_a_whole_game(
     match = await load(match.pk)
     assert match.status == Match.Status.FINISHED
     assert match.result["reason"] == "normal"
-    assert await move_count(match.pk) == match.version
+    assert await move_count(match.pk) == match.version - 1  # the join was the one change before the moves
     winners, names = match.result["winners"], ["Alice", "Bob"]
     for viewer, html in updates.items():
         status = section(html, "status")
@@ -179,8 +179,8 @@ async def test_only_the_seated_players_act_and_only_for_their_seat(
     assert ok
     ok, _, red = await ws_client(match.pk, bob)
     assert ok
-    for communicator in (stranger, anonymous, red):  # the page, and Bob's arrival (Bob: his own)
-        first, _ = await receive(communicator, 2)
+    for communicator, count in ((stranger, 2), (anonymous, 2), (red, 1)):  # the page, and Bob's arrival
+        first, *_ = await receive(communicator, count)
         assert 'id="board"' in first
 
     for communicator in (stranger, anonymous):
@@ -193,9 +193,7 @@ async def test_only_the_seated_players_act_and_only_for_their_seat(
     await red.send_to(text_data=frame(action, version))
     assert "not your turn" in error_text(await red.receive_from(timeout=5))
 
-    match = await load(match.pk)
-    assert (match.version, match.status) == (0, Match.Status.ACTIVE)
-    assert await move_count(match.pk) == 0
+    assert (await load(match.pk)).version == version and await move_count(match.pk) == 0
 
 
 async def test_a_private_match_needs_its_code(
@@ -238,12 +236,12 @@ async def test_malformed_unknown_and_oversized_frames_get_an_error_and_the_game_
 ) -> None:
     from games import consumers
 
-    monkeypatch.setattr(consumers, "MAX_FRAMES_PER_SECOND", 1000)  # this test is about content; see the flood test
+    monkeypatch.setattr(consumers, "BURST", 1000)  # this test is about content; see the flood test
     match = await database_sync_to_async(start_gomori)(alice, bob)
     _, action, version = await legal_action(match.pk)
     ok, _, black = await ws_client(match.pk, alice)
     assert ok
-    await receive(black, 2)  # the page, and her own arrival
+    await receive(black, 1)  # the page
     legal = json.dumps(action)
     deep = "[" * 1900 + "]" * 1900
     bad_frames = [
@@ -265,6 +263,15 @@ async def test_malformed_unknown_and_oversized_frames_get_an_error_and_the_game_
         json.dumps({"action": action, "pad": "x" * 5000}),
         '{"op": "claim", "seat": "first"}',
         '{"op": "claim", "seat": 99999999999999999999}',
+        # A list or an object where a string or a number is meant.
+        '{"op": ["resign"]}',
+        '{"op": {"resign": 1}}',
+        '{"op": "claim", "seat": [1]}',
+        '{"op": "claim", "seat": 1.0}',
+        '{"action": ' + legal + ', "version": ' + str(version) + '.5}',
+        '{"action": ' + legal + ', "version": ' + str(version) + '.0}',
+        '{"action": ' + legal + ', "version": true}',
+        '{"action": [' + legal + ']}',
     ]
     for text in bad_frames:
         await black.send_to(text_data=text)
@@ -272,6 +279,9 @@ async def test_malformed_unknown_and_oversized_frames_get_an_error_and_the_game_
         assert error_text(reply).strip(), text[:60]
     await black.send_to(bytes_data=b"\xff\xfe\x00 not text")
     assert error_text(await black.receive_from(timeout=5)).strip()
+    # A binary frame holding a legal move is refused like any binary frame: text frames only.
+    await black.send_to(bytes_data=frame(action, version).encode())
+    assert "text frames only" in error_text(await black.receive_from(timeout=5))
     await black.send_to(text_data=json.dumps({"action": "x" * 5000}))
     assert "too large" in error_text(await black.receive_from(timeout=5))
     # Selections that make no sense are re-rendered without one, never an error page.
@@ -281,22 +291,25 @@ async def test_malformed_unknown_and_oversized_frames_get_an_error_and_the_game_
         assert 'id="hand"' in reply and "selected" not in section(reply, "hand")
 
     match = await load(match.pk)
-    assert (match.version, await move_count(match.pk)) == (0, 0)
+    assert (match.version, await move_count(match.pk)) == (version, 0)
     # The socket is still open and the game goes on.
     await black.send_to(text_data=frame(action, version))
     reply = await black.receive_from(timeout=5)
     assert error_text(reply).strip() == ""
-    assert (await load(match.pk)).version == 1
+    assert (await load(match.pk)).version == version + 1
 
 
 async def test_a_flood_of_frames_closes_the_socket(
     ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
 ) -> None:
+    from games import consumers
+
     match = await database_sync_to_async(start_gomori)(alice, bob)
     ok, _, black = await ws_client(match.pk, alice, paced=False)
     assert ok
-    await receive(black, 2)  # the page, and her own arrival
-    for _ in range(30):
+    await receive(black, 1)  # the page
+    version = (await load(match.pk)).version
+    for _ in range(consumers.BURST + 10):
         await black.send_to(text_data='{"hello": 1}')
     answered = 0
     while True:
@@ -306,9 +319,9 @@ async def test_a_flood_of_frames_closes_the_socket(
         assert "Unknown request" in output["text"] or "Too many messages" in output["text"]
         answered += "Unknown request" in output["text"]
     assert output["code"] == 4429
-    assert answered == 20
+    assert answered == consumers.BURST  # a burst is answered, a sustained flood closed
     assert await quiet(black)  # the frames still queued get no answer once closed
-    assert (await load(match.pk)).version == 0
+    assert (await load(match.pk)).version == version
 
 
 # ---------------------------------------------------------------------------------------------
@@ -323,9 +336,11 @@ async def test_the_slower_of_two_racing_moves_gets_the_game_moved_on_and_the_fre
     first, second = ENGINE.legal_actions(state, 0)[0], ENGINE.legal_actions(state, 0)[-1]
     _, _, tab_one = await ws_client(match.pk, alice)
     _, _, tab_two = await ws_client(match.pk, alice)
-    await receive(tab_one, 3)  # the page, her arrival, her arrival in the other tab
-    await receive(tab_two, 2)
-    await asyncio.gather(tab_one.send_to(text_data=frame(first, 0)), tab_two.send_to(text_data=frame(second, 0)))
+    await receive(tab_one, 1)  # the page (her second tab changes nobody's presence)
+    await receive(tab_two, 1)
+    version = match.version
+    await asyncio.gather(tab_one.send_to(text_data=frame(first, version)),
+                         tab_two.send_to(text_data=frame(second, version)))
     # Three messages in all: the move's view on both tabs, and the refusal on one of them.
     received: list[str] = []
     for _ in range(1000):
@@ -338,7 +353,7 @@ async def test_the_slower_of_two_racing_moves_gets_the_game_moved_on_and_the_fre
     moved_on = [html for html in received if "moved on" in error_text(html)]
     assert len(moved_on) == 1
     match = await load(match.pk)
-    assert match.version == 1 and await move_count(match.pk) == 1
+    assert match.version == version + 1 and await move_count(match.pk) == 1
     check_view(moved_on[0], ENGINE.load(match.state), 0)  # the fresh position comes with the refusal
 
 
@@ -350,7 +365,7 @@ async def test_an_absent_player_can_be_claimed_after_the_countdown(
     match = await database_sync_to_async(start_gomori)(alice, bob)
     _, _, black = await ws_client(match.pk, alice)
     _, _, red = await ws_client(match.pk, bob)
-    await receive(red, 2)
+    await receive(red, 1)
     await black.disconnect()
     (update,) = await receive(red, 1)
     status = section(update, "status")
@@ -389,8 +404,8 @@ async def test_resign_and_rematch_over_the_socket(
     match = await database_sync_to_async(start_gomori)(alice, bob)
     _, _, black = await ws_client(match.pk, alice)
     _, _, red = await ws_client(match.pk, bob)
-    await receive(black, 3)
-    await receive(red, 2)
+    await receive(black, 2)  # the page, Bob's arrival
+    await receive(red, 1)
     await red.send_to(text_data=json.dumps({"op": "resign"}))  # not Bob's turn: resigning is always possible
     assert "You won! Bob resigned." in section(await black.receive_from(timeout=5), "status")
     assert "Alice wins. You resigned." in section(await red.receive_from(timeout=5), "status")
@@ -417,10 +432,10 @@ async def test_a_bot_answers_over_the_socket_without_being_asked(
         creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")], seed=3
     )
     _, _, black = await ws_client(match.pk, alice)  # starts this process's bot runner, as any connection does
-    await receive(black, 2)
+    await receive(black, 1)
     state = ENGINE.load(match.state)
     action = next(a for a in ENGINE.legal_actions(state, 0))  # the first card: an empty field, so the turn ends
-    await black.send_to(text_data=frame(action, 0))
+    await black.send_to(text_data=frame(action, match.version))
     deadline = asyncio.get_running_loop().time() + 15  # the bot is due at once; the runner polls every 0.1 s
     while True:
         match = await load(match.pk)
@@ -428,48 +443,55 @@ async def test_a_bot_answers_over_the_socket_without_being_asked(
             break
         assert asyncio.get_running_loop().time() < deadline, "the bot did not move"
         await asyncio.sleep(0.1)
-    received = await receive(black, match.version)  # one update per move: Alice's, then each of the bot's
+    received = await receive(black, await move_count(match.pk))  # one update per move: Alice's, then the bot's
     assert await quiet(black)
     assert "Your turn." in received[-1]
     check_view(received[-1], ENGINE.load(match.state), 0)
 
 
-async def test_a_broadcast_older_than_the_shown_position_is_dropped(
+async def test_news_older_than_the_held_position_is_dropped(
     ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any
 ) -> None:
     from channels.layers import get_channel_layer
 
-    from games.broadcast import build_messages
-
     match = await database_sync_to_async(start_gomori)(alice, bob)
-    stale = await database_sync_to_async(build_messages)(await load(match.pk))  # every viewer's version-0 message
+    stale = await database_sync_to_async(services.load)(match.pk)
     _, _, watcher = await ws_client(match.pk, carol)
     _, _, black = await ws_client(match.pk, alice)
     await watcher.settle()
     await black.settle()
-    _, action, _ = await legal_action(match.pk)
-    await black.send_to(text_data=frame(action, 0))
+    _, action, version = await legal_action(match.pk)
+    await black.send_to(text_data=frame(action, version))
     await receive(black, 1)
     await receive(watcher, 1)
-    # Two processes' broadcasts crossing on the way: the one for version 0 arrives after version 1's.
+    # Another process's news crossing this one's on the way: the position before the move arrives after it.
     layer = get_channel_layer()
-    for group, message in stale:
-        await layer.group_send(group, message)
+    await layer.group_send(services.match_group(match.pk), services.changed_message(stale))
     assert await quiet(black, watcher)
-    # The current version (a presence change, say) still goes through.
-    await database_sync_to_async(services.seat_connected)(match_id=match.pk, seat=1)  # Bob shows as present
-    for group, message in await database_sync_to_async(build_messages)(await load(match.pk)):
-        await layer.group_send(group, message)
+    # Presence news (Bob's socket in another process, say) still goes through.
+    await database_sync_to_async(services.presence_open)(match_id=match.pk, seat=1, socket="elsewhere!1")
+    await layer.group_send(services.match_group(match.pk), {"type": "match.presence", "id": match.pk})
     assert len(await receive(black, 1)) == len(await receive(watcher, 1)) == 1
+    assert "badge-away" not in section(black.page.html(), "players")
 
 
-
-async def test_the_notify_socket_is_for_signed_in_people(ws_client: Callable[..., Any], alice: Any) -> None:
-    assert (await ws_client(None, path="/ws/notify/"))[:2] == (False, 4401)
-    connected, _, notify = await ws_client(None, alice, path="/ws/notify/")
+async def test_the_lobby_socket_redraws_the_lists_as_matches_open_and_fill(
+    ws_client: Callable[..., Any], alice: Any, bob: Any
+) -> None:
+    connected, _, anonymous = await ws_client(None, path="/ws/notify/")
     assert connected
-    await notify.send_to(text_data='{"anything": 1}')
-    assert await quiet(notify)
+    connected, _, notify = await ws_client(None, bob, path="/ws/notify/")
+    assert connected
+    await notify.send_to(text_data='{"anything": 1}')  # nothing to say on this socket: ignored
+    assert await quiet(notify, anonymous)
+    match = await database_sync_to_async(services.create_match)(
+        creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
+    for socket in (notify, anonymous):
+        lists = await socket.receive_from(timeout=3)
+        assert lists.startswith('<div id="lobby-lists"') and f'action="/m/{match.pk}/join/"' in lists
+    await database_sync_to_async(services.join_match)(match_id=match.pk, user=bob)
+    mine = await notify.receive_from(timeout=3)
+    assert f'href="/m/{match.pk}/"' in mine.split("Waiting for players")[0]  # now among Bob's own matches
 
 
 async def test_spectators_see_who_left_and_the_rematch(
@@ -481,8 +503,8 @@ async def test_spectators_see_who_left_and_the_rematch(
     _, _, black = await ws_client(match.pk, alice)
     *_, arrived = await receive(watcher, 3)  # the page, Bob's arrival, Alice's
     assert "badge-away" not in section(arrived, "players")
-    await receive(red, 3)
-    await receive(black, 2)
+    await receive(red, 2)
+    await receive(black, 1)
     await black.disconnect()
     (left,) = await receive(watcher, 1)
     assert "Alice has left the table" in section(left, "status")
@@ -494,8 +516,8 @@ async def test_spectators_see_who_left_and_the_rematch(
     assert "Alice wins. Bob resigned." in section(over, "status")
     # Both players ask for a rematch (Alice from a new tab): the spectator is shown the way to it.
     _, _, black = await ws_client(match.pk, alice)
-    await receive(black, 2)
-    await receive(watcher, 1)
+    await receive(black, 1)
+    await receive(watcher, 1)  # she is back
     await receive(red, 1)
     await black.send_to(text_data=json.dumps({"op": "rematch"}))
     await receive(watcher, 1)

@@ -224,7 +224,7 @@ def test_a_row_shows_game_players_scores_winner_length_and_date(world: World) ->
         assert f">{seat.user.name}</a>" in html
     assert f'<span class="history-score" title="{row.score_label}">{match.seats.get(index=0).final_score}</span>' \
         in html
-    assert f"{match.version} moves" in html and "5 min" in html
+    assert f"{match.move_count} moves" in html and "5 min" in html
     assert match.finished_at.isoformat()[:19] in html
     assert f'href="/m/{match.pk}/replay/"' in html and f'href="/m/{match.pk}/export.json"' in html
     if not match.result["draw"]:

@@ -43,7 +43,7 @@ def played(game: str, users: list[Any], seed: int) -> tuple[Match, list[dict[str
 def test_the_replay_equals_the_live_states_move_for_move(game: str, alice: Any, bob: Any) -> None:
     match, stored = played(game, [alice, bob], seed=101)
     assert match.status == Match.Status.FINISHED
-    assert len(stored) == match.version
+    assert len(stored) == match.move_count
     assert replay.replayed_dumps(match) == stored
     engine = get_engine(game)
     moves = replay.recorded_moves(match)
@@ -57,7 +57,7 @@ def test_the_replay_equals_the_live_states_move_for_move(game: str, alice: Any, 
 def test_the_replay_page_renders_every_perspective_from_the_table_templates(game: str, alice: Any, bob: Any,
                                                                             carol: Any) -> None:
     match, _ = played(game, [alice, bob], seed=202)
-    total = match.version
+    total = match.move_count
     client = client_for(carol)  # not a player: a finished match hides nothing any more
     for number in (0, 1, total // 2, total):
         for seat in ("all", "table", "0", "1"):
@@ -110,8 +110,8 @@ def test_move_numbers_outside_the_match_are_clamped(alice: Any, bob: Any) -> Non
     match, _ = played("gomori", [alice, bob], seed=606)
     client = client_for(alice)
     assert client.get(f"/m/{match.pk}/replay/?move=-4").context["number"] == 0
-    assert client.get(f"/m/{match.pk}/replay/?move=99999").context["number"] == match.version
-    assert client.get(f"/m/{match.pk}/replay/?move=abc").context["number"] == match.version
+    assert client.get(f"/m/{match.pk}/replay/?move=99999").context["number"] == match.move_count
+    assert client.get(f"/m/{match.pk}/replay/?move=abc").context["number"] == match.move_count
 
 
 def test_matches_without_moves_or_hidden_from_the_viewer_have_no_replay(alice: Any, bob: Any, carol: Any) -> None:

@@ -1,4 +1,4 @@
-"""The match services: every state change of a live match, under the row lock and the version check."""
+"""The match services: every change of a live match, written with the version as the only fence."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from games import scheduler, services
 from games.engines import IllegalAction, get_engine
-from games.models import Match, Move, Seat
+from games.models import Match, Move, Presence, Seat
 from games.services import MatchMovedOn, SeatSpec, ServiceError
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +50,7 @@ def replayed(match: Match) -> dict[str, Any]:
 def assert_replay_equals_stored(match: Match) -> None:
     match = fresh(match)
     numbers = list(Move.objects.filter(match=match).order_by("number").values_list("number", flat=True))
-    assert numbers == list(range(1, match.version + 1)), "moves are numbered 1..version without gaps"
+    assert numbers == list(range(1, match.move_count + 1)), "moves are numbered 1..move_count without gaps"
     assert replayed(match) == match.state
 
 
@@ -71,10 +71,15 @@ def play_to_empty_cell(match: Match, user: Any) -> dict[str, Any]:
 
 
 def set_presence(match: Match, index: int, *, connections: int, seconds_ago: float) -> None:
-    """A seat's presence: sockets open for it, and its last sign of life (heartbeat, connect or disconnect)."""
-    Seat.objects.filter(match=match, index=index).update(
-        connections=connections, last_seen=timezone.now() - timedelta(seconds=seconds_ago)
+    """A seat's presence: `connections` sockets open for it (a Presence row each) whose last heartbeat was
+    `seconds_ago`, and the seat's last sign of life (its socket opening, or its last one closing) then too."""
+    seen = timezone.now() - timedelta(seconds=seconds_ago)
+    Presence.objects.filter(match=match, seat=index).delete()
+    Presence.objects.bulk_create(
+        Presence(socket=f"test-socket-{match.pk}-{index}-{n}", match=match, seat=index, last_seen=seen)
+        for n in range(connections)
     )
+    Seat.objects.filter(match=match, index=index).update(last_seen=seen)
 
 
 def waiting_since(match: Match, seconds_ago: float) -> None:
@@ -89,11 +94,9 @@ def away_on_their_turn(match: Match, index: int, *, seconds: float, connections:
 
 
 def make_bot_vs_bot(alice: Any, black: str, red: str, seed: int = SEED) -> Match:
-    """A Gomori match between two bots. No service seats a bot in seat 0 (a person creates every match),
-    so the creator's seat is handed to a bot before the second bot takes the open seat and starts it."""
-    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], seed=seed)
-    Seat.objects.filter(match=match, index=0).update(user=services.bot_user("gomori", black))
-    return services.join_match(match_id=match.pk, user=services.bot_user("gomori", red))
+    """A Gomori match between two bots, created by Alice, who only watches: a bot takes her seat 0."""
+    return services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", red)], seed=seed,
+                                 first_seat_bot=black)
 
 
 def run_threads(targets: list[Callable[[], Any]]) -> list[tuple[str, Any]]:
@@ -136,7 +139,7 @@ def test_join_fills_the_last_seat_and_deals_from_the_seed(alice: Any, bob: Any, 
     match = start_gomori(alice, bob)
     match = fresh(match)
     assert match.status == Match.Status.ACTIVE
-    assert match.version == 0
+    assert (match.version, match.move_count) == (1, 0)  # created at 0, moved on once by the join that dealt
     assert match.started_at is not None
     assert match.state == ENGINE.dump(ENGINE.new_game(2, seed=SEED))
     assert [s.user_id for s in match.seats.all()] == [alice.pk, bob.pk]
@@ -244,11 +247,12 @@ def test_two_people_racing_for_the_last_seat(alice: Any, bob: Any, carol: Any) -
 
 
 def test_act_applies_appends_the_move_and_saves_the_state(gomori_match: Match, alice: Any) -> None:
+    version = fresh(gomori_match).version
     before = state_of(gomori_match)
     action = ENGINE.legal_actions(before, 0)[2]
-    services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=0)
+    services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=version)
     match = fresh(gomori_match)
-    assert match.version == 1
+    assert (match.version, match.move_count) == (version + 1, 1)
     (move,) = Move.objects.filter(match=match)
     assert (move.number, move.seat, move.action) == (1, 0, action)
     assert match.state == ENGINE.dump(ENGINE.apply(before, 0, action))
@@ -271,14 +275,16 @@ def test_act_applies_appends_the_move_and_saves_the_state(gomori_match: Match, a
 def test_illegal_or_malformed_action_changes_nothing(gomori_match: Match, alice: Any, action: Any) -> None:
     before = fresh(gomori_match)
     with pytest.raises(IllegalAction):
-        services.act(match_id=before.pk, user=alice, seat=0, action=action, expected_version=0)
+        services.act(match_id=before.pk, user=alice, seat=0, action=action, expected_version=before.version)
     after = fresh(before)
-    assert (after.version, after.state, Move.objects.count()) == (0, before.state, 0)
+    assert (after.version, after.move_count, after.state, Move.objects.count()) == (
+        before.version, 0, before.state, 0)
 
 
 def test_only_the_seat_holder_acts_for_a_seat(gomori_match: Match, alice: Any, bob: Any, carol: Any) -> None:
     from django.contrib.auth.models import AnonymousUser
 
+    version = fresh(gomori_match).version
     action = ENGINE.legal_actions(state_of(gomori_match), 0)[0]
     for user, seat in [(bob, 0), (carol, 0), (AnonymousUser(), 0), (alice, 1), (alice, 7)]:
         with pytest.raises(ServiceError, match="your own seat"):
@@ -286,17 +292,18 @@ def test_only_the_seat_holder_acts_for_a_seat(gomori_match: Match, alice: Any, b
     # Bob acting for his own seat out of turn is the engine's call.
     with pytest.raises(IllegalAction, match="not your turn"):
         services.act(match_id=gomori_match.pk, user=bob, seat=1, action=action)
-    assert fresh(gomori_match).version == 0
+    assert (fresh(gomori_match).version, Move.objects.count()) == (version, 0)
 
 
 def test_a_stale_version_is_told_the_game_moved_on(gomori_match: Match, alice: Any) -> None:
+    version = fresh(gomori_match).version
     action = ENGINE.legal_actions(state_of(gomori_match), 0)[0]
-    for stale in (1, -1, 99):
+    for stale in (version - 1, version + 1, -1, 99):
         with pytest.raises(MatchMovedOn, match="moved on"):
             services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=stale)
-    assert fresh(gomori_match).version == 0
-    services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=0)
-    assert fresh(gomori_match).version == 1
+    assert (fresh(gomori_match).version, Move.objects.count()) == (version, 0)
+    services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=version)
+    assert (fresh(gomori_match).version, fresh(gomori_match).move_count) == (version + 1, 1)
 
 
 def test_act_needs_a_match_in_progress(alice: Any, bob: Any) -> None:
@@ -308,21 +315,21 @@ def test_act_needs_a_match_in_progress(alice: Any, bob: Any) -> None:
 def test_broadcast_happens_after_commit_only(
     gomori_match: Match, alice: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
-    from games import broadcast
-
-    sent: list[int] = []
-    monkeypatch.setattr(broadcast, "broadcast_match", lambda match_id, match=None: sent.append(match_id))
+    sent: list[tuple[int, int]] = []
+    monkeypatch.setattr(services, "publish", lambda snap: sent.append((snap.id, snap.version)))
+    version = fresh(gomori_match).version
     action = ENGINE.legal_actions(state_of(gomori_match), 0)[0]
     illegal = {"type": "play", "card": "5D", "at": [0, 0]}
     with django_capture_on_commit_callbacks(execute=False) as refused, pytest.raises(IllegalAction):
         services.act(match_id=gomori_match.pk, user=alice, seat=0, action=illegal)
-    assert refused == []  # a refused action broadcasts nothing
+    assert refused == [] and sent == []  # a refused action publishes nothing
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=0)
+        services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=version)
         assert sent == []  # nothing is sent inside the transaction
     assert len(callbacks) == 1
+    assert sent == []
     callbacks[0]()
-    assert sent == [gomori_match.pk]
+    assert sent == [(gomori_match.pk, version + 1)]  # the version the move made
 
 
 @pytest.mark.django_db(transaction=True)
@@ -336,7 +343,7 @@ def test_two_racing_actions_on_one_version_only_one_applies(alice: Any, bob: Any
         legal = ENGINE.legal_actions(state, seat)
         first, second = legal[0], legal[-1]
         assert first != second
-        version = match.version
+        version, moves = match.version, match.move_count
         attempts = [
             partial(services.act, match_id=match.pk, user=user, seat=seat, action=action, expected_version=version)
             for action in (first, second)
@@ -346,8 +353,8 @@ def test_two_racing_actions_on_one_version_only_one_applies(alice: Any, bob: Any
         assert kinds == ["MatchMovedOn", "ok"], (round_, results)
         winner = first if results[0][0] == "ok" else second
         match = fresh(match)
-        assert match.version == version + 1
-        assert Move.objects.filter(match=match).count() == version + 1
+        assert (match.version, match.move_count) == (version + 1, moves + 1)
+        assert Move.objects.filter(match=match).count() == moves + 1
         assert match.state == ENGINE.dump(ENGINE.apply(state, seat, winner))
         assert_replay_equals_stored(match)
 
@@ -454,8 +461,8 @@ def test_hand_an_abandoned_seat_to_a_bot(gomori_match: Match, alice: Any, bob: A
     seat = match.seats.get(index=0)
     assert seat.user.is_bot and seat.user.bot_game == "gomori"
     assert match.result["substituted"] == [0]
-    assert (match.pk, 0) in services.due_bot_matches()
-    assert services.play_bot_turn(match_id=match.pk, expected_version=0)
+    assert (match.pk, match.version) in services.due_bot_matches()
+    assert services.play_bot_turn(match_id=match.pk, expected_version=match.version)
     move = Move.objects.get(match=match, number=1)
     assert move.seat == 0 and move.note
     with pytest.raises(ServiceError, match="your own seat"):
@@ -496,7 +503,7 @@ def test_rematch_rotates_seats_with_a_new_seed(gomori_match: Match, alice: Any, 
     assert Match.objects.count() == 2
     # And it can be played: Bob is to act.
     play_to_empty_cell(rematch, bob)
-    assert fresh(rematch).version == 1
+    assert (fresh(rematch).version, fresh(rematch).move_count) == (rematch.version + 1, 1)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -520,7 +527,7 @@ def test_rematch_against_a_bot_starts_with_the_bot(alice: Any, settings: Any) ->
     assert rematch.seats.get(index=0).user.is_bot
     assert rematch.seats.get(index=1).user_id == alice.pk
     assert rematch.bot_due_at is not None
-    assert services.play_bot_turn(match_id=rematch.pk, expected_version=0)
+    assert services.play_bot_turn(match_id=rematch.pk, expected_version=rematch.version)
     assert Move.objects.get(match=rematch, number=1).seat == 0
 
 
@@ -537,16 +544,18 @@ def test_a_bot_answers_once_its_turn_is_due(alice: Any, settings: Any) -> None:
     play_to_empty_cell(match, alice)
     match = fresh(match)
     assert the_only_seat_to_act(match) == 1
-    assert services.due_bot_matches() == [(match.pk, 1)]
+    version = match.version
+    assert services.due_bot_matches() == [(match.pk, version)]
     # A stale or future version does nothing.
-    for wrong in (0, 2):
+    for wrong in (version - 1, version + 1):
         assert services.play_bot_turn(match_id=match.pk, expected_version=wrong) is False
-    assert fresh(match).version == 1
-    assert services.play_bot_turn(match_id=match.pk, expected_version=1) is True
+    assert (fresh(match).version, fresh(match).move_count) == (version, 1)
+    assert services.play_bot_turn(match_id=match.pk, expected_version=version) is True
+    assert fresh(match).version == version + 1
     move = Move.objects.get(match=match, number=2)
     assert move.seat == 1 and move.note
     # The same request again (a second process with the old version) is harmless.
-    assert services.play_bot_turn(match_id=match.pk, expected_version=1) is False
+    assert services.play_bot_turn(match_id=match.pk, expected_version=version) is False
     assert Move.objects.filter(match=match).count() == 2
     assert_replay_equals_stored(match)
 
@@ -559,7 +568,7 @@ def test_a_bot_moves_within_a_second_or_so_of_its_turn(alice: Any) -> None:
     wait = match.bot_due_at - match.turn_started_at
     assert timedelta(0) <= wait <= timedelta(seconds=1.5)
     if timezone.now() < match.bot_due_at:  # not yet due: asking early does nothing, and leaves it due
-        assert services.play_bot_turn(match_id=match.pk, expected_version=1) is False
+        assert services.play_bot_turn(match_id=match.pk, expected_version=match.version) is False
         assert fresh(match).bot_due_at == match.bot_due_at
 
 
@@ -568,7 +577,8 @@ def test_racing_bot_runners_move_the_bot_exactly_once(alice: Any, settings: Any)
     settings.GAMES_BOT_DELAY = 0
     match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")])
     play_to_empty_cell(match, alice)
-    results = run_threads([lambda: services.play_bot_turn(match_id=match.pk, expected_version=1)] * 3)
+    version = fresh(match).version
+    results = run_threads([lambda: services.play_bot_turn(match_id=match.pk, expected_version=version)] * 3)
     assert [kind for kind, _ in results] == ["ok"] * 3, results
     assert sorted(value for _, value in results) == [False, False, True]
     assert Move.objects.filter(match=match).count() == 2
@@ -605,6 +615,8 @@ def test_bot_against_bot_plays_to_the_end(alice: Any, settings: Any) -> None:
     settings.GAMES_BOT_DELAY = 0
     match = make_bot_vs_bot(alice, black="search", red="reference")
     assert fresh(match).status == Match.Status.ACTIVE
+    assert [(s.user.is_bot, s.user.bot_level) for s in fresh(match).seats.all()] == [(True, "search"),
+                                                                                      (True, "reference")]
     for _ in range(200):
         due = services.due_bot_matches()
         if not due:

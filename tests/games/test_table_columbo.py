@@ -215,7 +215,7 @@ async def test_three_players_and_a_spectator_play_a_whole_game(
                 assert "slapped" in section(html, "log")
                 assert "Slap!" in section(html, "board")
     match = await load(match.pk)
-    assert match.status == Match.Status.FINISHED, f"not over after {match.version} moves"
+    assert match.status == Match.Status.FINISHED, f"not over after {match.move_count} moves"
     assert all(seen[kind] for kind in ("slap", "look", "tap", "swap", "discard")), seen
     state = ENGINE.load(match.state)
     assert match.result["scores"] == state.totals

@@ -186,7 +186,7 @@ async def test_people_and_a_spectator_play_a_whole_game(
             if viewer != new_state.turn or after.status != Match.Status.ACTIVE:
                 assert controls == [], f"{viewer} got controls"
     match = await load(match.pk)
-    assert match.status == Match.Status.FINISHED, f"not over after {match.version} moves"
+    assert match.status == Match.Status.FINISHED, f"not over after {match.move_count} moves"
     # Every tile of the deck went down once: placed from the open hand, or used to cover.
     assert seen["turned"] and seen["place"] - seen["taken_back"] + seen["cover"] == 5 * players, seen
     if players == 4:

@@ -14,9 +14,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.db import transaction
 from django.template.loader import render_to_string
-from django.utils import timezone
 from fragments import error_text, section
 
 from games import services
@@ -24,7 +22,7 @@ from games.bots.rummy import reference_bot
 from games.engines import get_engine
 from games.engines.base import card_name
 from games.engines.rummy import ALL_CODES, POS_RANK, best_meld
-from games.models import Match, Seat
+from games.models import Match
 from games.rendering import match_meta, table_context
 from games.services import SeatSpec
 from games.tables import rummy as presenter
@@ -483,28 +481,31 @@ def test_adding_a_joker_to_a_run_asks_for_its_end_and_a_natural_card_frees_a_jok
 # Bot reasons
 
 
-def start_bot_match(seed: int) -> Match:
-    """A match of two bots (no person), dealt and ready for its bots."""
-    with transaction.atomic():
-        match = Match.objects.create(game="rummy", players=2, options={"min_first_meld": 40}, seed=seed)
-        now = timezone.now()
-        for index, level in enumerate(("reference", "random")):
-            Seat.objects.create(match=match, index=index, user=services.bot_user("rummy", level), joined_at=now)
-        match = services._lock(match.pk)
-        services._start_if_full(match)
-    return Match.objects.get(pk=match.pk)
+def start_bot_match(creator: Any, seed: int) -> Match:
+    """A match of two bots (no person: the creator only watches), dealt and ready for its bots."""
+    return services.create_match(
+        creator=creator, game="rummy", players=2, seats=[SeatSpec("bot", "random")], options={"min_first_meld": 40},
+        seed=seed, first_seat_bot="reference",
+    )
+
+
+def meta_of(match_id: int) -> dict[str, Any]:
+    """What the table shows of the match now (as the live core draws it)."""
+    snap = services.load(match_id)
+    assert snap is not None
+    return match_meta(snap, services.presence_of(match_id))
 
 
 def test_a_match_of_bots_shows_each_bots_reasons_and_a_match_with_a_person_does_not(
     settings: Any, alice: Any
 ) -> None:
     settings.GAMES_BOT_DELAY = 0
-    match = start_bot_match(4)
+    match = start_bot_match(alice, 4)
+    assert [s.user.bot_level for s in match.seats.select_related("user").order_by("index")] == ["reference", "random"]
     for _ in range(7):
         assert services.play_bot_turn(match_id=match.pk, expected_version=Match.objects.get(pk=match.pk).version)
     match = Match.objects.get(pk=match.pk)
-    seats = list(match.seats.select_related("user").order_by("index"))
-    meta = match_meta(match, seats)
+    meta = meta_of(match.pk)
     notes = list(match.moves.order_by("number").values_list("seat", "note"))
     latest = notes[-1][0]
     run = []
@@ -531,7 +532,7 @@ def test_a_match_of_bots_shows_each_bots_reasons_and_a_match_with_a_person_does_
             services.act(match_id=person.pk, user=alice, seat=0, action=engine.legal_actions(state, 0)[0])
     person = Match.objects.get(pk=person.pk)
     assert person.moves.exclude(note="").exists()
-    meta = match_meta(person, list(person.seats.select_related("user").order_by("index")))
+    meta = meta_of(person.pk)
     assert all(p["reasons"] == [] for p in meta["players"])
 
 

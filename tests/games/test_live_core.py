@@ -1,0 +1,162 @@
+"""The live core through real sockets: pages drawn from what a match holds (never from an id), and
+sockets that end with their session."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.core.management.color import no_style
+from django.core.management.sql import sql_flush
+from django.db import connection
+from django.test import Client
+from django.urls import reverse
+from test_consumers import ENGINE, check_view, frame, legal_action, load
+
+from games import services
+from games.templatetags.cards import piece
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def flush_database() -> None:
+    """Empty every table and restart the ids, as a restored or flushed database (or the test database) does."""
+    connection.ops.execute_sql_flush(sql_flush(no_style(), connection, reset_sequences=True))
+
+
+async def test_two_matches_with_the_same_id_each_show_their_own_position(
+    ws_client: Callable[..., Any], make_user: Callable[..., Any], start_gomori: Any
+) -> None:
+    async def play(seed: int, moves: int) -> tuple[int, dict[int | None, Any]]:
+        alice, bob, carol = [await database_sync_to_async(make_user)(name) for name in ("alice", "bob", "carol")]
+        match = await database_sync_to_async(start_gomori)(alice, bob, seed=seed)
+        sockets = {}
+        for seat, user in ((0, alice), (1, bob), (None, carol)):
+            ok, _, sockets[seat] = await ws_client(match.pk, user)
+            assert ok
+        state = ENGINE.load((await load(match.pk)).state)
+        for seat, socket in sockets.items():
+            check_view(await socket.settle(), state, seat)
+        for _ in range(moves):
+            seat, action, version = await legal_action(match.pk)
+            await sockets[seat].send_to(text_data=frame(action, version))
+            pages = {viewer: await socket.settle() for viewer, socket in sockets.items()}
+            state = ENGINE.load((await load(match.pk)).state)
+            for viewer, html in pages.items():
+                check_view(html, state, viewer)  # what each page shows: its own view of its own match
+        for socket in sockets.values():
+            await socket.disconnect()
+        return match.pk, sockets
+
+    await database_sync_to_async(flush_database)()
+    first, _ = await play(seed=7, moves=3)
+    await asyncio.sleep(0.1)
+    await database_sync_to_async(flush_database)()
+    second, _ = await play(seed=8, moves=3)
+    assert first == second  # the same id, another match: each socket was checked against its own
+
+
+def test_a_remembered_piece_of_html_is_the_one_its_values_make() -> None:
+    # The only HTML kept between updates: card faces and board cells, keyed by every value they are drawn from.
+    one = piece("games/tables/gomori.html#cell", cell={"classes": "cell target", "top": None})
+    two = piece("games/tables/gomori.html#cell", cell={"classes": "cell", "top": None})
+    assert 'class="cell target"' in one and 'class="cell"' in two
+    assert one == piece("games/tables/gomori.html#cell", cell={"classes": "cell target", "top": None})
+
+
+def signed_in_client(user: Any) -> tuple[Client, str]:
+    client = Client()
+    client.force_login(user)
+    return client, f"sessionid={client.cookies['sessionid'].value}"
+
+
+async def open_with(match_id: int, cookie: str) -> Any:
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+
+    socket = WebsocketCommunicator(application, f"/ws/m/{match_id}/",
+                                   headers=[(b"origin", b"http://testserver"), (b"cookie", cookie.encode())])
+    connected, _ = await socket.connect(timeout=5)
+    assert connected
+    await socket.receive_from(timeout=5)
+    return socket
+
+
+async def closed_within_a_second(socket: Any) -> bool:
+    try:
+        async with asyncio.timeout(1):
+            while True:
+                output = await socket.receive_output(timeout=1)
+                if output["type"] == "websocket.close":
+                    return True
+    except TimeoutError:
+        return False
+
+
+async def test_signing_out_closes_the_sockets_of_that_session(alice: Any, bob: Any, start_gomori: Any,
+                                                              ws_client: Any) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    client, cookie = await database_sync_to_async(signed_in_client)(alice)
+    _, other_cookie = await database_sync_to_async(signed_in_client)(alice)  # her other browser
+    socket = await open_with(match.pk, cookie)
+    other = await open_with(match.pk, other_cookie)
+    await database_sync_to_async(client.post)(reverse("logout"))
+    assert await closed_within_a_second(socket)
+    assert not await closed_within_a_second(other)  # her other session goes on
+    _seat, action, version = await legal_action(match.pk)
+    await other.send_to(text_data=json.dumps({"action": action, "version": version}))
+    assert 'id="board"' in await other.receive_from(timeout=5)
+    assert (await load(match.pk)).version == version + 1
+    await other.disconnect()
+
+
+async def test_a_password_changed_elsewhere_closes_the_other_sessions_sockets(
+    alice: Any, bob: Any, start_gomori: Any, ws_client: Any, password: str
+) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    _, cookie = await database_sync_to_async(signed_in_client)(alice)
+    changer, _ = await database_sync_to_async(signed_in_client)(alice)
+    socket = await open_with(match.pk, cookie)
+
+    def change_password() -> int:
+        new = "a-whole-new-secret-77"
+        response = changer.post(reverse("password_change"),
+                                {"old_password": password, "new_password1": new, "new_password2": new})
+        return response.status_code
+
+    assert await database_sync_to_async(change_password)() == 302
+    assert await closed_within_a_second(socket)
+    # The browser that changed it stays signed in (under a new session key): its page's socket plays on.
+    own = await open_with(match.pk, f"sessionid={changer.cookies['sessionid'].value}")
+    _seat, action, version = await legal_action(match.pk)
+    await own.send_to(text_data=json.dumps({"action": action, "version": version}))
+    assert 'id="board"' in await own.receive_from(timeout=5)
+    assert (await load(match.pk)).version == version + 1
+    await own.disconnect()
+
+
+def test_the_session_check_knows_a_flushed_session_and_a_changed_password(alice: Any) -> None:
+    from games.consumers import session_user_id
+
+    client, cookie = signed_in_client(alice)
+    key = cookie.split("=", 1)[1]
+    assert session_user_id(key) == alice.pk
+    alice.set_password("another-long-secret-88")
+    alice.save()
+    assert session_user_id(key) is None
+    client, cookie = signed_in_client(alice)
+    key = cookie.split("=", 1)[1]
+    client.logout()
+    assert session_user_id(key) is None
+    assert session_user_id("no-such-session") is None and session_user_id(None) is None
+
+
+def test_a_snapshot_survives_its_trip_between_processes(gomori_match: Any) -> None:
+    snap = services.load(gomori_match.pk)
+    assert snap is not None
+    assert services.Snapshot.from_json(snap.to_json()) == snap

@@ -1,0 +1,210 @@
+"""The live core as deployed: real daphne processes on the test database, real WebSocket clients.
+
+- kill -9 of the server in the middle of twenty matches: every acknowledged move survives, and play
+  goes on after a restart (SQLite, and PostgreSQL + Redis in the scale-out CI pass);
+- two processes on PostgreSQL + Redis: players on different processes play a whole match, a bot moves
+  exactly once a turn, and a rename shows on both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+from channels.db import database_sync_to_async
+from django.db import connection
+from django.test import Client
+from servers import Daphne, database_url
+
+from games import services
+from games.engines import get_engine
+from games.models import Match, Move
+from games.services import SeatSpec
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GOMORI = get_engine("gomori")
+
+
+def session_cookie(user: Any) -> str:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    env = {
+        "DATABASE_URL": database_url(connection.settings_dict),
+        "DJANGO_DEBUG": "true",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "GAMES_BOT_DELAY": "0.05",
+        "CHANNELS_REDIS_PREFIX": f"cardclub-live-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-{os.getpid()}",
+    }
+    return {**env, **extra}
+
+
+async def start(env: dict[str, str], log: Path) -> Daphne:
+    return await asyncio.to_thread(Daphne, env, log)
+
+
+async def connect(server: Daphne, match_id: int, cookie: str | None) -> Any:
+    headers = {"Cookie": cookie} if cookie else {}
+    sock = await websockets.connect(f"{server.ws}/ws/m/{match_id}/", additional_headers=headers,
+                                    origin=server.url, max_size=2**22)
+    await until(sock, lambda m: 'id="board"' in m)  # the whole page, first
+    return sock
+
+
+async def until(sock: Any, predicate: Callable[[str], bool], timeout: float = 15) -> str:
+    async with asyncio.timeout(timeout):
+        while True:
+            message = await sock.recv()
+            if predicate(message):
+                return message
+
+
+@database_sync_to_async
+def stored(match_id: int) -> tuple[Match, list[tuple[int, dict[str, Any]]]]:
+    match = Match.objects.get(pk=match_id)
+    return match, list(Move.objects.filter(match_id=match_id).order_by("number").values_list("seat", "action"))
+
+
+def replayed(match: Match, moves: list[tuple[int, dict[str, Any]]]) -> Any:
+    state = GOMORI.new_game(2, seed=match.seed)
+    for seat, action in moves:
+        state = GOMORI.apply(state, seat, action)
+    return state
+
+
+async def test_kill_9_in_the_middle_of_twenty_matches_loses_no_acknowledged_move(
+    alice: Any, bob: Any, start_gomori: Any, tmp_path: Path
+) -> None:
+    matches = [await database_sync_to_async(start_gomori)(alice, bob, seed=seed) for seed in range(20)]
+    cookies = [await database_sync_to_async(session_cookie)(user) for user in (alice, bob)]
+    env = server_env()
+    server = await start(env, tmp_path / "daphne.log")
+    acknowledged: dict[int, int] = {match.pk: 0 for match in matches}  # moves each match's players saw applied
+
+    async def play(match: Match) -> None:
+        socks = [await connect(server, match.pk, cookie) for cookie in cookies]
+        state, version, rng = GOMORI.load(match.state), match.version, random.Random(match.pk)
+        try:
+            while not GOMORI.is_over(state):
+                (seat,) = GOMORI.to_act(state)
+                action = rng.choice(GOMORI.legal_actions(state, seat))
+                await socks[seat].send(json.dumps({"action": action, "version": version}))
+                # The server's answer: the new position (earlier updates of this socket are passed over).
+                await until(socks[seat], lambda m, v=version + 1: f'name="version" value="{v}"' in m)
+                state, version = GOMORI.apply(state, seat, action), version + 1
+                acknowledged[match.pk] += 1
+                await asyncio.sleep(0.02)
+        except (websockets.ConnectionClosed, OSError, TimeoutError):
+            return  # the server died under us
+        finally:
+            for sock in socks:
+                await sock.close()
+
+    players = [asyncio.create_task(play(match)) for match in matches]
+    await asyncio.sleep(2.0)
+    await asyncio.to_thread(server.kill)
+    await asyncio.gather(*players, return_exceptions=True)
+    assert sum(acknowledged.values()) >= 20, "the matches were being played when the server died"
+
+    for match in matches:
+        fresh, moves = await stored(match.pk)
+        # Every acknowledged move is stored; at most the one in flight when the server died is there too.
+        assert acknowledged[match.pk] <= fresh.move_count <= acknowledged[match.pk] + 1
+        assert len(moves) == fresh.move_count
+        assert fresh.state == GOMORI.dump(replayed(fresh, moves))
+
+    # After a restart every match is where it was, and play goes on.
+    server = await start(env, tmp_path / "daphne-restarted.log")
+    try:
+        for match in matches:
+            fresh, moves = await stored(match.pk)
+            if fresh.status != Match.Status.ACTIVE:
+                continue
+            state = GOMORI.load(fresh.state)
+            (seat,) = GOMORI.to_act(state)
+            sock = await websockets.connect(f"{server.ws}/ws/m/{match.pk}/",
+                                            additional_headers={"Cookie": cookies[seat]}, origin=server.url)
+            page = await until(sock, lambda m: 'id="board"' in m)
+            assert f'name="version" value="{fresh.version}"' in page  # the stored position, not an older one
+            action = GOMORI.legal_actions(state, seat)[0]
+            await sock.send(json.dumps({"action": action, "version": fresh.version}))
+            await until(sock, lambda m, v=fresh.version + 1: f'name="version" value="{v}"' in m)
+            await sock.close()
+            assert (await stored(match.pk))[0].move_count == fresh.move_count + 1
+    finally:
+        await asyncio.to_thread(server.stop)
+
+
+redis_only = pytest.mark.skipif(not os.environ.get("REDIS_URL") or connection.vendor != "postgresql",
+                                reason="two processes need PostgreSQL + Redis: the scale-out CI pass runs it")
+
+
+@pytest.mark.redis
+@redis_only
+async def test_two_processes_play_a_whole_match_a_bot_moves_once_a_turn_and_a_rename_shows_on_both(
+    alice: Any, bob: Any, carol: Any, start_gomori: Any, tmp_path: Path, settings: Any
+) -> None:
+    prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]  # this test's own, shared with the servers
+    env = server_env(CHANNELS_REDIS_PREFIX=prefix)
+    one, two = await start(env, tmp_path / "one.log"), await start(env, tmp_path / "two.log")
+    try:
+        match = await database_sync_to_async(start_gomori)(alice, bob, seed=11)
+        cookies = {user.pk: await database_sync_to_async(session_cookie)(user) for user in (alice, bob, carol)}
+        black = await connect(one, match.pk, cookies[alice.pk])
+        red = await connect(two, match.pk, cookies[bob.pk])
+        watcher = await connect(two, match.pk, cookies[carol.pk])
+        await asyncio.sleep(0.5)
+        state, version, rng = GOMORI.load(match.state), match.version, random.Random(3)
+        socks = {0: black, 1: red}
+        while not GOMORI.is_over(state):
+            (seat,) = GOMORI.to_act(state)
+            action = rng.choice(GOMORI.legal_actions(state, seat))
+            await socks[seat].send(json.dumps({"action": action, "version": version}))
+            state, version = GOMORI.apply(state, seat, action), version + 1
+            for sock in (black, red, watcher):  # each process shows the new position to its own sockets
+                page = await until(sock, lambda m, v=version: f'value="{v}"' in m or "outcome" in m)
+                assert "moved on" not in page
+        fresh, moves = await stored(match.pk)
+        assert fresh.status == Match.Status.FINISHED and fresh.state == GOMORI.dump(replayed(fresh, moves))
+
+        # A person against a bot, the person on one process and a spectator on the other: both hold the
+        # match and both run a bot timer, yet each bot turn is one move (the version fence).
+        bot_match = await database_sync_to_async(services.create_match)(
+            creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")], seed=5)
+        person = await connect(one, bot_match.pk, cookies[alice.pk])
+        watching = await connect(two, bot_match.pk, cookies[carol.pk])
+        for _ in range(6):
+            fresh, moves = await stored(bot_match.pk)
+            if fresh.status != Match.Status.ACTIVE:
+                break
+            state = GOMORI.load(fresh.state)
+            if GOMORI.to_act(state) != [0]:
+                await asyncio.sleep(0.1)
+                continue
+            await person.send(json.dumps({"action": GOMORI.legal_actions(state, 0)[0], "version": fresh.version}))
+            await asyncio.sleep(0.8)
+        fresh, moves = await stored(bot_match.pk)
+        assert fresh.state == GOMORI.dump(replayed(fresh, moves))
+        assert len(moves) == fresh.move_count and any(seat == 1 for seat, _ in moves)
+
+        # A rename shows at once on both processes' tables.
+        alice.display_name = "Alicia"
+        await database_sync_to_async(alice.save)()
+        for sock in (watching, person):
+            await until(sock, lambda m: "Alicia" in m, timeout=5)
+        for sock in (black, red, watcher, person, watching):
+            await sock.close()
+    finally:
+        await asyncio.to_thread(one.stop)
+        await asyncio.to_thread(two.stop)
