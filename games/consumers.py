@@ -46,10 +46,6 @@ _SEAT_TOKEN = re.compile(r"\{s(\d)\}('s)?")
 _DIGITS = re.compile(r"\d{1,9}")
 
 
-def user_group(user_id: int) -> str:
-    return f"user-{user_id}"
-
-
 class Unreadable(ValueError):
     """A frame (or a field inside one) that is not what the socket expects."""
 
@@ -112,7 +108,7 @@ class SessionBound(AsyncWebsocketConsumer):
 
     async def join_user_group(self) -> None:
         user = self.scope.get("user")
-        self.user_groups = [user_group(user.pk)] if user is not None and user.is_authenticated else []
+        self.user_groups = [services.user_group(user.pk)] if user is not None and user.is_authenticated else []
         for group in self.user_groups:
             await self.channel_layer.group_add(group, self.channel_name)
 
@@ -135,24 +131,33 @@ class SessionBound(AsyncWebsocketConsumer):
 
 
 class NotifyConsumer(SessionBound):
-    """The lobby's lists as matches open, fill and finish (anyone may watch the lobby); for a signed-in
-    person also their own lists and cues."""
+    """A person's own channel: "your turn" cues from their matches; with ?lobby=1 (the lobby page) also the
+    lobby's lists as matches open, fill and finish. Anyone may watch the lobby; cues are for signed-in people."""
 
     async def connect(self) -> None:
         await self.join_user_group()
-        await self.channel_layer.group_add(services.LOBBY_GROUP, self.channel_name)
+        self.lobby = parse_qs(self.scope.get("query_string", b"").decode("latin-1")).get("lobby") == ["1"]
+        if self.lobby:
+            await self.channel_layer.group_add(services.LOBBY_GROUP, self.channel_name)
         self.pending: asyncio.Task[None] | None = None
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
         await self.leave_user_group()
-        await self.channel_layer.group_discard(services.LOBBY_GROUP, self.channel_name)
+        if getattr(self, "lobby", False):
+            await self.channel_layer.group_discard(services.LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         return  # nothing to say to the server on this socket
 
     async def notify_html(self, event: dict[str, Any]) -> None:
         await self.send(text_data=event["html"])
+
+    async def turn_cue(self, event: dict[str, Any]) -> None:
+        """It became this person's turn in a match they are not looking at (games.live)."""
+        await self.send(text_data=render_to_string("games/_turn_cue.html", event))
+        if self.lobby:  # their list of matches says whose turn it is
+            await self.lobby_changed(event)
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:
         """Redraw this person's lobby lists, at most twice a second however busy the club is."""

@@ -27,7 +27,7 @@ import orjson
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from . import models, stats
@@ -538,14 +538,57 @@ def commit(changes: list[Change]) -> None:
     """Write changes of different matches in one transaction; each is written only if its fence holds
     (its `written` says so). A change that fails on the way (a bug, a constraint) is rolled back alone."""
     now = timezone.now()
+    moves = [change for change in changes if _is_plain_move(change)]
     with transaction.atomic():
+        _write_moves(moves, now)
         for change in changes:
+            if _is_plain_move(change):
+                continue
             try:
                 with transaction.atomic():  # a savepoint: one bad change does not undo the others
                     change.written = _write(change, now)
             except Exception:
                 log.exception("change of match %s could not be written", change.before.id)
                 change.written = False
+
+
+def _is_plain_move(change: Change) -> bool:
+    """A move that changes no seat and ends nothing: most of what a live match writes."""
+    return (change.move is not None and not change.seats_changed and not change.make_rematch
+            and change.after.status == change.before.status == Match.Status.ACTIVE)
+
+
+# The columns a plain move changes, and the statements that write it. Plain SQL with each field's own
+# conversion: building the ORM's UPDATE and INSERT cost several times the writes themselves (commit() of a
+# batch of 10 Gomori moves on SQLite: 1.35 ms a move through the ORM, 0.15 ms so).
+_MOVE_COLUMNS = ("version", "move_count", "state", "turn_started_at", "bot_due_at", "rematch_votes", "updated_at")
+
+
+def _write_moves(changes: list[Change], now: datetime) -> None:
+    if not changes:
+        return
+    ops = connection.ops
+    match_fields = {f.name: f for f in Match._meta.concrete_fields}
+    move_fields = {f.name: f for f in Move._meta.concrete_fields}
+    sets = ", ".join(f"{ops.quote_name(match_fields[name].column)} = %s" for name in _MOVE_COLUMNS)
+    update = f"UPDATE {ops.quote_name(Match._meta.db_table)} SET {sets} WHERE id = %s AND version = %s"
+    insert = (f"INSERT INTO {ops.quote_name(Move._meta.db_table)} (match_id, number, seat, action, note, created_at) "
+              "VALUES (%s, %s, %s, %s, %s, %s)")
+    stamp = match_fields["updated_at"].get_db_prep_save(now, connection)
+    rows = []
+    with connection.cursor() as cursor:
+        for change in changes:
+            after = change.after
+            values = [match_fields[name].get_db_prep_save(getattr(after, name), connection)
+                      for name in _MOVE_COLUMNS[:-1]]
+            cursor.execute(update, [*values, stamp, after.id, change.before.version])
+            change.written = cursor.rowcount == 1
+            if change.written:
+                seat, action, note = change.move  # type: ignore[misc]
+                rows.append([after.id, after.move_count, seat,
+                             move_fields["action"].get_db_prep_save(action, connection), note, stamp])
+        if rows:
+            cursor.executemany(insert, rows)
 
 
 def _write(change: Change, now: datetime) -> bool:
@@ -652,6 +695,11 @@ def publish(snap: Snapshot) -> None:
 
 
 LOBBY_GROUP = "lobby"
+
+
+def user_group(user_id: int) -> str:
+    """The group of one person's sockets (session checks, "your turn" cues)."""
+    return f"user-{user_id}"
 
 
 def match_group(match_id: int) -> str:

@@ -53,7 +53,7 @@ def signed_out(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
 
 def check_sessions(user_id: int, ended: str | None = None) -> None:
     """Ask every socket of this person to check its session (it closes if the session ended)."""
-    from .consumers import user_group
+    from .services import user_group
 
     layer = get_channel_layer()
     if layer is None:

@@ -478,9 +478,9 @@ async def test_news_older_than_the_held_position_is_dropped(
 async def test_the_lobby_socket_redraws_the_lists_as_matches_open_and_fill(
     ws_client: Callable[..., Any], alice: Any, bob: Any
 ) -> None:
-    connected, _, anonymous = await ws_client(None, path="/ws/notify/")
+    connected, _, anonymous = await ws_client(None, path="/ws/notify/?lobby=1")
     assert connected
-    connected, _, notify = await ws_client(None, bob, path="/ws/notify/")
+    connected, _, notify = await ws_client(None, bob, path="/ws/notify/?lobby=1")
     assert connected
     await notify.send_to(text_data='{"anything": 1}')  # nothing to say on this socket: ignored
     assert await quiet(notify, anonymous)
@@ -492,6 +492,30 @@ async def test_the_lobby_socket_redraws_the_lists_as_matches_open_and_fill(
     await database_sync_to_async(services.join_match)(match_id=match.pk, user=bob)
     mine = await notify.receive_from(timeout=3)
     assert f'href="/m/{match.pk}/"' in mine.split("Waiting for players")[0]  # now among Bob's own matches
+
+
+async def test_your_turn_is_cued_on_any_page_but_not_at_the_table_you_are_at(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
+) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    _, _, header = await ws_client(None, bob, path="/ws/notify/")  # Bob is on another page of the site
+    _, _, black = await ws_client(match.pk, alice)
+    await receive(black, 1)
+    _, action, version = await legal_action(match.pk)
+    await black.send_to(text_data=frame(action, version))
+    cue = await header.receive_from(timeout=5)
+    assert f'href="/m/{match.pk}/"' in cue and f"Your turn: Gomori #{match.pk}" in cue
+    # At the table itself, the table says it: no cue, however often his turn comes.
+    _, _, red = await ws_client(match.pk, bob)
+    await red.settle()
+    turns = 0
+    for _ in range(6):
+        seat, action, version = await legal_action(match.pk)
+        turns += seat == 1
+        await (black if seat == 0 else red).send_to(text_data=frame(action, version))
+        await red.settle()
+        await black.settle()
+    assert turns >= 2 and await quiet(header)
 
 
 async def test_spectators_see_who_left_and_the_rematch(

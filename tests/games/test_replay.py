@@ -65,7 +65,7 @@ def test_the_replay_page_renders_every_perspective_from_the_table_templates(game
             assert response.status_code == 200
             html = response.content.decode()
             assert f"<strong>{number}</strong> / {total}" in html
-            assert "ws-connect" not in html  # a replay opens no socket
+            assert "/ws/m/" not in html  # a replay opens no match socket (the header's cues socket is not one)
             assert 'id="players"' in html and 'id="log"' in html
             assert response.context["panels"]
             assert len(response.context["panels"]) == (2 if seat == "all" else 1)
