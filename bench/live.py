@@ -176,16 +176,21 @@ CATEGORIES: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("idle", ("selectors.py", "threading.py", "concurrent/futures/thread.py", "queue.py"), ()),
     ("database", ("sqlite3", "psycopg", "django/db/"), ()),
     ("engine", ("games/engines/",), ()),
-    ("views", ("games/engines/",), ("view", "legal_actions")),
     ("rendering", ("django/template", "template_partials", "games/templatetags", "games/tables",
                    "games/rendering", "django/utils/html", "django/utils/safestring", "django/urls"), ()),
     ("parse", ("json/",), ()),
-    ("parse", ("games/consumers",), ("receive", "handle", "parse_json", "json_field", "int_field")),
+    ("parse", ("games/consumers",), ("MatchConsumer.receive", "MatchConsumer.handle", "parse_json", "json_field",
+                                     "int_field")),
     ("sending", ("autobahn", "twisted", "daphne/"), ()),
     ("channel layer", ("channels/layers", "channels_redis", "redis/"), ()),
     ("thread hop", ("asgiref/",), ()),
     ("live core", ("games/live", "games/services", "games/consumers", "orjson"), ()),
 ]
+
+
+def _is_view(frame: str) -> bool:
+    name, _, where = frame.partition(" (")
+    return name.rpartition(".")[2] in ("view", "legal_actions") and "games/engines/" in where
 
 
 def _category(frame: str) -> str | None:
@@ -217,8 +222,8 @@ def print_profile(path: str) -> None:
         stack, _, count = line.rpartition(" ")
         frames = stack.split(";")
         category = next((found for frame in reversed(frames) if (found := _category(frame))), "other")
-        if category == "engine" and any(_category(frame) == "views" for frame in frames):
-            category = "views"  # the engine's work inside view(): making the views
+        if category == "engine" and any(_is_view(frame) for frame in frames):
+            category = "views"  # the engine's work inside view(): making each viewer's view
         totals[category] = totals.get(category, 0) + int(count)
     busy = sum(n for name, n in totals.items() if name != "idle")
     if not busy:
@@ -289,7 +294,7 @@ def main() -> None:
         try:
             latencies = []
             done = [0]
-            profile = f"{tmp}/profile.txt"
+            profile = os.environ.get("BENCH_PROFILE_OUT", f"{tmp}/profile.txt")
             spy = start_profiler(server.pid, profile) if args.profile else None
             cpu = server_cpu(server.pid)
             elapsed = asyncio.run(run_all(play_match(port, m, args.moves, latencies, done) for m in matches))
