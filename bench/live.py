@@ -10,7 +10,7 @@ Club server during the run and the bench prints where its time went (parse, engi
 rendering, sending, ...).
 
     .venv/bin/python bench/live.py [-m 100] [--moves 50] [--profile]
-    .venv/bin/python bench/live.py -m 1 --moves 300      # latency at low load, the figure a player feels
+    .venv/bin/python bench/live.py -m 1 --rounds 10      # latency at low load, the figure a player feels
 """
 
 from __future__ import annotations
@@ -255,6 +255,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("-m", "--matches", type=int, default=100)
     parser.add_argument("--moves", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="matches each of the M clients' pairs plays one after another (more samples at -m 1)")
     parser.add_argument("--profile", action="store_true", help="sample the server with py-spy; print where time went")
     args = parser.parse_args()
 
@@ -271,7 +273,7 @@ def main() -> None:
         keys = ("DATABASE_URL", "DJANGO_SETTINGS_MODULE", "DJANGO_LOG_LEVEL", "DJANGO_DEBUG", "DJANGO_SECRET_KEY",
                 "DJANGO_SECURE_SSL_REDIRECT", "DJANGO_ALLOWED_HOSTS")
         os.environ.update({k: env[k] for k in keys})
-        matches = setup_matches(args.matches)
+        matches = setup_matches(args.matches * args.rounds)
         print(f"{args.matches} matches x {args.moves} moves, database {env['DATABASE_URL'].split(':')[0]}, "
               f"channel layer {'redis' if env.get('REDIS_URL') else 'in-memory'}")
 
@@ -297,7 +299,11 @@ def main() -> None:
             profile = os.environ.get("BENCH_PROFILE_OUT", f"{tmp}/profile.txt")
             spy = start_profiler(server.pid, profile) if args.profile else None
             cpu = server_cpu(server.pid)
-            elapsed = asyncio.run(run_all(play_match(port, m, args.moves, latencies, done) for m in matches))
+            async def pair(slot: int) -> None:
+                for match in matches[slot::args.matches]:
+                    await play_match(port, match, args.moves, latencies, done)
+
+            elapsed = asyncio.run(run_all(pair(slot) for slot in range(args.matches)))
             cpu = server_cpu(server.pid) - cpu
             if spy is not None:
                 spy.send_signal(2)  # SIGINT: py-spy writes what it sampled
