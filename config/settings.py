@@ -91,6 +91,15 @@ TEMPLATES = [
             "builtins": ["template_partials.templatetags.partials"],
         },
     },
+    # The live table's fragments (drawn for every socket after every move) and the game tables, in
+    # templates/jinja2/: Jinja2 draws them 2.3-11 times faster (bench/fragments.py). games/jinja.py says
+    # what its environment offers.
+    {
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "games.jinja.environment"},
+    },
 ]
 
 DATABASES = {

@@ -9,7 +9,6 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
@@ -17,7 +16,7 @@ from . import history, replay, selectors, services
 from .catalog import GAMES
 from .engines import get_engine
 from .models import Match, Move, Seat
-from .rendering import describe_result, match_meta, render_fragments, seat_names, table_context
+from .rendering import describe_result, match_meta, page_fragments, render_fragment, seat_names, table_context
 
 
 def _history_response(request: HttpRequest, form: history.HistoryFilterForm, subject: Any, *,
@@ -148,8 +147,8 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
         Panel(
             label="The table" if seat is None else f"{names[seat]}’s view",
             seat=seat,
-            board=mark_safe(render_to_string(contexts[seat]["board_template"], contexts[seat])),
-            hand=mark_safe(render_to_string(contexts[seat]["hand_template"], contexts[seat])),
+            board=mark_safe(render_fragment("table_board", contexts[seat])),
+            hand=mark_safe(render_fragment("table_hand", contexts[seat])),
         )
         for seat in seats_shown
     ]
@@ -162,8 +161,7 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "game": GAMES[match.game],
         "table_css": public.get("table_css", ""),
         "panels": panels,
-        "fragments": mark_safe(render_fragments(single, ("players",))),
-        "log_html": mark_safe(render_fragments(single, ("log",))),
+        "fragments": page_fragments(single, ("players", "log")),
         "number": number,
         "total": total,
         "previous": max(0, number - 1),

@@ -10,18 +10,19 @@ import importlib
 import re
 from typing import Any
 
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from .catalog import GAMES
+from .jinja import render_block
 from .models import Match
 from .services import Presence, Snapshot, away_seconds_left
 
 TABLE_SCRIPTS = {"rummy": "js/rummy.js"}
 FRAGMENTS = ("players", "status", "board", "hand", "log", "error")
+FRAGMENTS_TEMPLATE = "games/fragments.html"  # Jinja2, under templates/jinja2/: a block per fragment
 LOG_TAIL = 60
 BOT_REASONS = 4  # at most this many of a bot's reasons for its latest turn
 _SEAT_TOKEN = re.compile(r"\{s(\d)\}(&#x27;s)?")
@@ -177,13 +178,15 @@ def table_context(
         "names": names,
         "error": error,
         "game": GAMES[slug],
-        "board_template": f"games/tables/{slug}.html#board",
-        "hand_template": f"games/tables/{slug}.html#hand",
+        "table_template": f"games/tables/{slug}.html",  # its board and hand macros (Jinja2)
         "ws_url": f"/ws/m/{meta['id']}/",
         "table_css": "" if slug == "gomori" else f"css/{slug}.css",
         # A table's own few lines of JS, loaded with the page (scripts inside swapped fragments never run).
         "table_js": TABLE_SCRIPTS.get(slug, ""),
         "ui_empty": not ui,
+        # What only a view gives, for a match not dealt yet.
+        "table": {},
+        "log": [],
     }
     scores = view.get("scores") if view is not None else None
     context["players"] = [
@@ -236,13 +239,21 @@ def describe_result(meta: dict[str, Any], seat: int | None) -> str:
 
 
 def render_fragments(context: dict[str, Any], fragments: tuple[str, ...] = FRAGMENTS) -> str:
-    """The named partials of games/match.html, concatenated; the ws extension swaps each by its id."""
+    """The named fragments, concatenated; the ws extension swaps each by its id."""
     return "".join(render_fragment(name, context) for name in fragments)
 
 
+def page_fragments(context: dict[str, Any], fragments: tuple[str, ...] = FRAGMENTS) -> dict[str, SafeString]:
+    """The named fragments by name, each safe to put in a Django template (the match page, the replay)."""
+    return {name: mark_safe(render_fragment(name, context)) for name in fragments}
+
+
 def render_fragment(name: str, context: dict[str, Any]) -> str:
-    """One partial of games/match.html."""
-    return render_to_string(f"games/match.html#{name}", context)
+    """One fragment's HTML: its block of the Jinja2 template games/fragments.html, drawn with this context
+    ("table_board" and "table_hand" are the game's board and hand alone, without their section).
+
+    Plain text to Django: mark_safe it to put it in a Django template."""
+    return render_block(FRAGMENTS_TEMPLATE, name, context)
 
 
 class SocketPage:
@@ -286,7 +297,7 @@ class SocketPage:
                 if nothing_new and changed_only:
                     continue
                 if new_entries:
-                    html = render_to_string("games/match.html#log_entries", context) if context["log"] else ""
+                    html = render_fragment("log_entries", context) if context["log"] else ""
                 else:
                     html = render_fragment(name, context)
                 self.log_shown, self.log_names = total, names
@@ -322,4 +333,4 @@ def _drawn_from(name: str, context: dict[str, Any], view: dict[str, Any] | None,
 
 
 def error_fragment(message: str) -> str:
-    return render_to_string("games/match.html#error", {"error": message})
+    return render_fragment("error", {"error": message})

@@ -16,7 +16,7 @@ from .catalog import GAMES
 from .engines import get_engine
 from .forms import CreateMatchForm, all_forms
 from .models import Match
-from .rendering import match_meta, page_view, table_context
+from .rendering import match_meta, page_fragments, page_view, table_context
 
 
 @require_GET
@@ -105,5 +105,6 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     invite_url = ""
     if seat is not None and snap.status == Match.Status.WAITING:
         invite_url = request.build_absolute_uri(f"{reverse('match', args=[snap.id])}?code={snap.invite_code}")
-    context.update({"match": snap, "code": code, "can_join": can_join, "invite_url": invite_url})
+    context.update({"match": snap, "code": code, "can_join": can_join, "invite_url": invite_url,
+                    "fragments": page_fragments(context)})
     return render(request, "games/match.html", context)

@@ -32,7 +32,7 @@ def clean_ui(view: dict[str, Any], seat: int | None, raw: dict[str, Any]) -> dic
 
 def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
     legal = view.get("legal") or []
-    version = None  # the board's form carries the version the page shows (templates/games/tables/gomori.html)
+    version = None  # the board's form carries the version the page shows (templates/jinja2/games/tables/gomori.html)
     selected = ui.get("card")
     king_at = tuple(ui["at"]) if ui.get("at") else None
     stacks = {tuple(f["at"]): f for f in view["field"]}

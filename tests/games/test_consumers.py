@@ -185,7 +185,7 @@ async def test_only_the_seated_players_act_and_only_for_their_seat(
 
     for communicator in (stranger, anonymous):
         await communicator.send_to(text_data=frame(action, version))
-        assert "Spectators can&#x27;t play" in error_text(await communicator.receive_from(timeout=5))
+        assert "Spectators can&#39;t play" in error_text(await communicator.receive_from(timeout=5))
         for op in ("resign", "rematch"):
             await communicator.send_to(text_data=json.dumps({"op": op}))
             assert error_text(await communicator.receive_from(timeout=5)).strip()

@@ -18,7 +18,7 @@ from django.urls import reverse
 from test_consumers import ENGINE, check_view, frame, legal_action, load
 
 from games import services
-from games.templatetags.cards import piece
+from games.jinja import piece
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -269,7 +269,7 @@ async def test_peeked_cards_flash_then_stay_face_down_unless_asked(
     # Choosing the first card is this socket's selection only; the second click peeks.
     await me.send_to(text_data=ui_frame({"peek": 1}))
     (html,) = await one(me)
-    assert 'aria-label="Don&#x27;t peek at your top-right card" aria-pressed="true"' in html
+    assert 'aria-label="Don&#39;t peek at your top-right card" aria-pressed="true"' in html
     assert await quiet(other)
     html, _ = await act(me, {"type": "peek", "slots": [1, 2]}, both)
     for k in (1, 2):
@@ -329,7 +329,7 @@ async def test_a_jack_swaps_two_cards_chosen_one_after_the_other(
     await me.send_to(text_data=ui_frame({"pick": [0, 3]}))
     (html,) = await one(me)
     assert "now choose the card to swap with your bottom-right card." in html
-    found = re.search(r'hx-vals="([^"]*)" aria-label="Swap your bottom-right card with Bob&#x27;s top-left card"', html)
+    found = re.search(r'hx-vals="([^"]*)" aria-label="Swap your bottom-right card with Bob&#39;s top-left card"', html)
     assert found
     await me.send_to(text_data=html_module.unescape(found.group(1)))
     html, other_html = await one(me, other)
@@ -369,7 +369,7 @@ async def test_refusals_name_the_players(ws_client: Callable[..., Any], alice: A
     await peek_all(both)
     await other.send_to(text_data=frame({"type": "draw", "from": "stock"}))
     (html,) = await one(other)
-    assert error_text(html).strip() == '<p class="error">It is Alice&#x27;s turn, not yours.</p>'
+    assert error_text(html).strip() == '<p class="error">It is Alice&#39;s turn, not yours.</p>'
 
 
 async def test_solo_against_the_clock(ws_client: Callable[..., Any], alice: Any, carol: Any) -> None:

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.template.loader import render_to_string
 from fragments import error_text, section
+from markupsafe import escape
 
 from games import services
 from games.bots.rummy import reference_bot
@@ -23,7 +23,7 @@ from games.engines import get_engine
 from games.engines.base import card_name
 from games.engines.rummy import ALL_CODES, POS_RANK, best_meld
 from games.models import Match
-from games.rendering import match_meta, table_context
+from games.rendering import match_meta, render_fragment, table_context
 from games.services import SeatSpec
 from games.tables import rummy as presenter
 
@@ -518,8 +518,8 @@ def test_a_match_of_bots_shows_each_bots_reasons_and_a_match_with_a_person_does_
     assert other and all(note in [n for s, n in notes if s == 1 - latest] for note in other)
     engine = get_engine("rummy")
     view = engine.view(engine.load(match.state), None)
-    players = render_to_string("games/match.html#players", table_context(meta, view, None))
-    assert "player-reasons" in players and html_module.escape(run[-1]) in players
+    players = render_fragment("players", table_context(meta, view, None))
+    assert "player-reasons" in players and escape(run[-1]) in players
 
     person = services.create_match(
         creator=alice, game="rummy", players=2, seats=[SeatSpec("bot", "reference")], seed=4
