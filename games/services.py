@@ -564,12 +564,28 @@ def _is_plain_move(change: Change) -> bool:
 _MOVE_COLUMNS = ("version", "move_count", "state", "turn_started_at", "bot_due_at", "rematch_votes", "updated_at")
 
 
+_JSON_COLUMNS = frozenset({"state", "rematch_votes"})
+
+
+def _json_text(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def _json_param(value: Any) -> Any:
+    """A JSON column's value, encoded by orjson: the state is most of what a move writes, and the standard
+    library's encoder was a tenth of a move's cost at 100 matches."""
+    if connection.vendor == "postgresql":
+        from psycopg.types.json import Jsonb
+
+        return Jsonb(value, dumps=_json_text)
+    return _json_text(value)
+
+
 def _write_moves(changes: list[Change], now: datetime) -> None:
     if not changes:
         return
     ops = connection.ops
     match_fields = {f.name: f for f in Match._meta.concrete_fields}
-    move_fields = {f.name: f for f in Move._meta.concrete_fields}
     sets = ", ".join(f"{ops.quote_name(match_fields[name].column)} = %s" for name in _MOVE_COLUMNS)
     update = f"UPDATE {ops.quote_name(Match._meta.db_table)} SET {sets} WHERE id = %s AND version = %s"
     insert = (f"INSERT INTO {ops.quote_name(Move._meta.db_table)} (match_id, number, seat, action, note, created_at) "
@@ -579,14 +595,14 @@ def _write_moves(changes: list[Change], now: datetime) -> None:
     with connection.cursor() as cursor:
         for change in changes:
             after = change.after
-            values = [match_fields[name].get_db_prep_save(getattr(after, name), connection)
+            values = [_json_param(getattr(after, name)) if name in _JSON_COLUMNS
+                      else match_fields[name].get_db_prep_save(getattr(after, name), connection)
                       for name in _MOVE_COLUMNS[:-1]]
             cursor.execute(update, [*values, stamp, after.id, change.before.version])
             change.written = cursor.rowcount == 1
             if change.written:
                 seat, action, note = change.move  # type: ignore[misc]
-                rows.append([after.id, after.move_count, seat,
-                             move_fields["action"].get_db_prep_save(action, connection), note, stamp])
+                rows.append([after.id, after.move_count, seat, _json_param(action), note, stamp])
         if rows:
             cursor.executemany(insert, rows)
 
