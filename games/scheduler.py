@@ -19,7 +19,7 @@ from .live import hub
 
 log = logging.getLogger(__name__)
 
-POLL_SECONDS = 0.2
+POLL_SECONDS = 0.5  # for matches nobody here watches (watched ones move on their own timers)
 _task: asyncio.Task[None] | None = None
 
 

@@ -436,7 +436,7 @@ async def test_a_bot_answers_over_the_socket_without_being_asked(
     state = ENGINE.load(match.state)
     action = next(a for a in ENGINE.legal_actions(state, 0))  # the first card: an empty field, so the turn ends
     await black.send_to(text_data=frame(action, match.version))
-    deadline = asyncio.get_running_loop().time() + 15  # the bot is due at once; the runner polls every 0.1 s
+    deadline = asyncio.get_running_loop().time() + 15  # the bot is due at once; the table's own timer plays it
     while True:
         match = await load(match.pk)
         if match.version > 1 and ENGINE.to_act(ENGINE.load(match.state)) == [0]:
