@@ -41,6 +41,8 @@ RUHD_TILE = re.compile(r'<svg class="ruhd-tile[^"]*"[^>]*aria-label="(T\d\d)[:"]
 COLUMBO_SLOT = re.compile(r'<div data-at="(\d+)-(\d+)" class="cb-slot[^"]*">(.*?)</div>', re.S)
 COLUMBO_DRAWN = re.compile(r'<div class="cb-pile cb-drawn">(.*?)</div>', re.S)
 RUMMY_BACKS = re.compile(r'<div class="rm-backs"[^>]*>(.*?)</div>', re.S)
+# What a Rummy joker stands for, on the table ("as 7♠ or 7♣") or on an add button ("as 10♠"): no card's place.
+STAND_IN = re.compile(r"\bas (?:10|[2-9AJQK])[♣♦♥♠](?: or (?:10|[2-9AJQK])[♣♦♥♠])*")
 REASONS = re.compile(r'<span class="player-reasons"[^>]*>(.*?)</span>', re.S)
 _SUIT_LETTER = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
 _STRIP = (
@@ -302,6 +304,8 @@ def problems(
     log_html, rest_html = page_parts(text)
     # A bot's reasons are sentences about its latest turn, like log lines: checked on their own below.
     rest_html = REASONS.sub("", rest_html)
+    if game == "rummy":
+        rest_html = STAND_IN.sub("", rest_html)
     named_log = named_in_text(game, log_html)
     named_rest = named_in_text(game, rest_html)
     if scan is not None:
