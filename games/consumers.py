@@ -51,11 +51,14 @@ class Unreadable(ValueError):
 
 
 def parse_json(text: str) -> Any:
-    """json.loads for untrusted text: deep nesting (RecursionError) is unreadable too, never a server error."""
+    """json.loads for untrusted text: deep nesting (RecursionError) is unreadable too, never a server error,
+    and so is a lone surrogate escape ("\\ud800"): a refusal that quoted it could not be sent as UTF-8."""
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        value = json.loads(text)
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
         raise Unreadable from None
+    return value
 
 
 def json_field(value: Any) -> dict[str, Any]:
