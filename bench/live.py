@@ -133,6 +133,8 @@ async def play_match(port: int, match: dict, moves: int, latencies: list[float],
             await socks[seat].send(json.dumps({"action": action, "version": match["version"] + move}))
             await recv_until(other, lambda m: 'id="board"' in m)
             latencies.append(time.perf_counter() - start)
+            if engine.is_over(state):  # the match-ending move also writes the statistics
+                ENDING.append(latencies[-1])
             await recv_until(socks[seat], lambda m: 'id="board"' in m)
             done[0] += 1
     finally:
@@ -234,6 +236,9 @@ def print_profile(path: str) -> None:
     print("where the server's busy time went: " + ", ".join(f"{name} {n / busy:.0%}" for n, name in shares))
 
 
+ENDING: list[float] = []  # latencies of the moves that ended a match
+
+
 def report(name: str, latencies: list[float], done: int, elapsed: float, cpu: float) -> float:
     ordered = sorted(latencies)
     p50 = ordered[len(ordered) // 2] * 1000
@@ -310,6 +315,13 @@ def main() -> None:
                 spy.send_signal(2)  # SIGINT: py-spy writes what it sampled
                 spy.wait(timeout=60)
             game_rate = report("Card Club (Gomori)", latencies, done[0], elapsed, cpu)
+            if ENDING:
+                others = sorted(latencies)
+                for latency in ENDING:
+                    others.remove(latency)
+                print(f"{'':<22} without the {len(ENDING)} match-ending moves: p99 "
+                      f"{others[min(len(others) - 1, int(len(others) * 0.99))] * 1000:.1f} ms; the ending moves' "
+                      f"median {sorted(ENDING)[len(ENDING) // 2] * 1000:.1f} ms")
             if args.profile:
                 print_profile(profile)
         finally:
