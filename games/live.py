@@ -24,11 +24,9 @@ from typing import Any, Protocol
 import orjson
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
-from django.urls import reverse
 from django.utils import timezone
 
 from . import services
-from .catalog import GAMES
 from .engines import get_engine
 from .services import Change, Presence, ServiceError, Snapshot
 
@@ -183,7 +181,7 @@ class LiveMatch:
         self.state = state if state is not None else (self.engine.load(snap.state) if snap.state else None)
         self.schedule_bot()
         if publish:
-            await self.cue_turns(old_state)
+            await self.cue_turns(old, old_state)
             try:
                 layer = get_channel_layer()
                 if not self.hub.alone:
@@ -194,21 +192,16 @@ class LiveMatch:
                 log.exception("could not announce match %s", self.id)
         await self.show_all()
 
-    async def cue_turns(self, old_state: Any) -> None:
+    async def cue_turns(self, old: Snapshot, old_state: Any) -> None:
         """Tell people whose turn it has just become, if they are not at this table here ("your turn" on
         whatever page of the site they are)."""
-        if self.state is None or self.snap.status != "active":
-            return
-        before = set(self.engine.must_act(old_state)) if old_state is not None else set()
-        watching = {socket.seat for socket in self.sockets}
+        at_table = frozenset(socket.seat for socket in self.sockets if socket.seat is not None)
+        cues = services.turn_cues(self.snap, services.must_act_of(old, old_state),
+                                  services.must_act_of(self.snap, self.state), at_table)
         layer = get_channel_layer()
-        for index in set(self.engine.must_act(self.state)) - before - watching:
-            seat = self.snap.seat(index)
-            if seat is not None and seat.player is not None and not seat.is_bot:
-                with contextlib.suppress(Exception):  # a cue is a courtesy: its loss costs nothing
-                    await layer.group_send(services.user_group(seat.player.user_id), {
-                        "type": "turn.cue", "match": self.id, "url": reverse("match", args=[self.id]),
-                        "game": GAMES[self.snap.game].name})
+        for group, message in cues:
+            with contextlib.suppress(Exception):  # a cue is a courtesy: its loss costs nothing
+                await layer.group_send(group, message)
 
     async def show_all(self) -> None:
         shared: dict[Any, str] = {}  # fragments that are the same for several sockets of this one update

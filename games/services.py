@@ -28,6 +28,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connection, transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from . import models, stats
@@ -698,16 +699,41 @@ def presence_of(match_id: int) -> dict[int, Presence]:
 # One change at a time, from sync code (views, commands, tests)
 
 
-def publish(snap: Snapshot) -> None:
-    """Tell every process holding this match (and the lobby) about its new version; after the commit."""
+def publish(snap: Snapshot, before: Snapshot | None = None) -> None:
+    """Tell every process holding this match (and the lobby, and whoever's turn it has become) about its new
+    version; after the commit."""
     layer = get_channel_layer()
     if layer is None:
         return
     try:
         async_to_sync(layer.group_send)(match_group(snap.id), changed_message(snap))
         async_to_sync(layer.group_send)(LOBBY_GROUP, {"type": "lobby.changed"})
+        for group, message in turn_cues(snap, must_act_of(before), must_act_of(snap)):
+            async_to_sync(layer.group_send)(group, message)
     except Exception:  # a lost message must never undo a committed change: pages catch up on reconnect
         log.exception("could not announce match %s", snap.id)
+
+
+def must_act_of(snap: Snapshot | None, state: Any = None) -> set[int]:
+    """The seats the game waits on (none unless the match is in progress)."""
+    if snap is None or snap.status != Match.Status.ACTIVE or snap.state is None:
+        return set()
+    engine = engine_of(snap)
+    return set(engine.must_act(state if state is not None else engine.load(snap.state)))
+
+
+def turn_cues(snap: Snapshot, before: set[int], after: set[int], at_table: frozenset[int] = frozenset(),
+              ) -> list[tuple[str, dict[str, Any]]]:
+    """The "your turn" cues of a change: to each person whose turn it has just become, unless they are at the
+    table already (the table says it)."""
+    cues = []
+    for index in sorted(after - before - at_table):
+        seat = snap.seat(index)
+        if seat is not None and seat.player is not None and not seat.is_bot:
+            cues.append((user_group(seat.player.user_id), {
+                "type": "turn.cue", "match": snap.id, "url": reverse("match", args=[snap.id]),
+                "game": GAMES[snap.game].name}))
+    return cues
 
 
 LOBBY_GROUP = "lobby"
@@ -739,7 +765,7 @@ def run_change(match_id: int, decide: Callable[[Snapshot], Change | None], attem
             return snap
         commit([change])
         if change.written:
-            transaction.on_commit(lambda after=change.after: publish(after))
+            transaction.on_commit(lambda after=change.after, before=snap: publish(after, before))
             return change.after
     raise ServiceError("The match is too busy right now: try again.")
 
@@ -868,7 +894,7 @@ def play_bot_turn(*, match_id: int, expected_version: int) -> bool:
     with transaction.atomic():
         commit([change])
         if change.written:
-            transaction.on_commit(lambda: publish(change.after))
+            transaction.on_commit(lambda: publish(change.after, snap))
     return change.written
 
 

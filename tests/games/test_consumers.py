@@ -518,6 +518,17 @@ async def test_your_turn_is_cued_on_any_page_but_not_at_the_table_you_are_at(
     assert turns >= 2 and await quiet(header)
 
 
+async def test_a_match_that_starts_on_your_move_is_cued(
+    ws_client: Callable[..., Any], alice: Any, bob: Any
+) -> None:
+    match = await database_sync_to_async(services.create_match)(
+        creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
+    _, _, header = await ws_client(None, alice, path="/ws/notify/")  # Alice waits on another page
+    await database_sync_to_async(services.join_match)(match_id=match.pk, user=bob)  # Bob joins from the lobby
+    cue = await header.receive_from(timeout=5)
+    assert f"Your turn: Gomori #{match.pk}" in cue  # black (Alice) begins
+
+
 async def test_spectators_see_who_left_and_the_rematch(
     ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any
 ) -> None:

@@ -316,7 +316,7 @@ def test_broadcast_happens_after_commit_only(
     gomori_match: Match, alice: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
     sent: list[tuple[int, int]] = []
-    monkeypatch.setattr(services, "publish", lambda snap: sent.append((snap.id, snap.version)))
+    monkeypatch.setattr(services, "publish", lambda snap, before=None: sent.append((snap.id, snap.version)))
     version = fresh(gomori_match).version
     action = ENGINE.legal_actions(state_of(gomori_match), 0)[0]
     illegal = {"type": "play", "card": "5D", "at": [0, 0]}
