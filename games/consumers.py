@@ -241,6 +241,12 @@ class MatchConsumer(SessionBound):
     async def ended(self) -> None:
         await self.leave()
 
+    async def turn_cue(self, event: dict[str, Any]) -> None:
+        """A cue for this person's notification socket (it shares their group): a table has its own news."""
+
+    async def notify_html(self, event: dict[str, Any]) -> None:
+        """Likewise: for the notification socket only."""
+
     async def leave(self) -> None:
         live, self.live = self.live, None
         if live is not None:

@@ -529,6 +529,23 @@ async def test_a_match_that_starts_on_your_move_is_cued(
     assert f"Your turn: Gomori #{match.pk}" in cue  # black (Alice) begins
 
 
+async def test_a_cue_from_another_match_leaves_the_table_socket_alone(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
+) -> None:
+    # Alice at one table while her turn comes in another: the cue is her header's, and her table plays on.
+    here = await database_sync_to_async(start_gomori)(alice, bob)
+    there = await database_sync_to_async(start_gomori)(bob, alice)  # Bob begins there
+    _, _, table = await ws_client(here.pk, alice)
+    await table.settle()
+    _, action, version = await legal_action(there.pk)
+    await database_sync_to_async(services.act)(match_id=there.pk, user=bob, seat=0, action=action,
+                                               expected_version=version)
+    assert await quiet(table) and not table.future.done()
+    _, action, version = await legal_action(here.pk)
+    await table.send_to(text_data=frame(action, version))
+    assert 'id="board"' in await table.receive_from(timeout=5)
+
+
 async def test_spectators_see_who_left_and_the_rematch(
     ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any
 ) -> None:
