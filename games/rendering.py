@@ -238,11 +238,6 @@ def describe_result(meta: dict[str, Any], seat: int | None) -> str:
     return text
 
 
-def render_fragments(context: dict[str, Any], fragments: tuple[str, ...] = FRAGMENTS) -> str:
-    """The named fragments, concatenated; the ws extension swaps each by its id."""
-    return "".join(render_fragment(name, context) for name in fragments)
-
-
 def page_fragments(context: dict[str, Any], fragments: tuple[str, ...] = FRAGMENTS) -> dict[str, SafeString]:
     """The named fragments by name, each safe to put in a Django template (the match page, the replay)."""
     return {name: mark_safe(render_fragment(name, context)) for name in fragments}
