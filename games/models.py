@@ -54,6 +54,18 @@ class Match(models.Model):
     result = models.JSONField(null=True, blank=True)
     # Seats whose players asked for a rematch; once all human seats have, the rematch is made.
     rematch_votes = models.JSONField(default=list, blank=True)
+    # The seat whose player turned the rematch down (the offer is then closed).
+    rematch_declined = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Seats handed to a bot while their player was away, in order, on the record:
+    # [{"seat", "bot": name, "move": first move the bot made, "log": log entries before it,
+    #   "until_move"/"until_log": when the player took the seat back, or absent}]
+    handovers = models.JSONField(default=list, blank=True)
+    # The clock chosen at creation: {} (none), {"kind": "fischer", "base": s, "increment": s} or
+    # {"kind": "turn", "seconds": s}; each seat's seconds left as of turn_started_at; when the first
+    # seat the game waits on runs out (the runner checks it like a bot's turn).
+    clock = models.JSONField(default=dict, blank=True)
+    clock_left = models.JSONField(default=list, blank=True)
+    clock_due_at = models.DateTimeField(null=True, blank=True)
     # The match's next game, once a rematch was agreed.
     rematch = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
@@ -63,6 +75,7 @@ class Match(models.Model):
             models.Index(fields=["status", "-finished_at"], name="match_status_finished"),
             models.Index(fields=["game", "status", "-finished_at"], name="match_game_status_finished"),
             models.Index(fields=["status", "bot_due_at"], name="match_bot_due"),
+            models.Index(fields=["status", "clock_due_at"], name="match_clock_due"),
             models.Index(fields=["status", "is_public", "-created_at"], name="match_lobby"),
         ]
 
@@ -81,6 +94,10 @@ class Seat(models.Model):
     )
     # An invite-only seat waits for someone with the invite link; an open seat for anyone in the lobby.
     invite_only = models.BooleanField(default=False)
+    # A bot playing the seat since its player left (user stays the player: the record keeps who sat here).
+    substitute = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     joined_at = models.DateTimeField(null=True, blank=True)
     # When a socket for this seat last opened or closed (its absence clock runs from there; see Presence).
     last_seen = models.DateTimeField(null=True, blank=True)
@@ -97,7 +114,8 @@ class Seat(models.Model):
 
     @property
     def is_bot(self) -> bool:
-        return bool(self.user and self.user.is_bot)
+        """Whether a bot plays the seat now (a bot's own seat, or a player's seat handed to a bot)."""
+        return self.substitute_id is not None or bool(self.user and self.user.is_bot)
 
 
 class Presence(models.Model):
@@ -108,7 +126,7 @@ class Presence(models.Model):
 
     socket = models.CharField(max_length=200, primary_key=True)
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
-    seat = models.PositiveSmallIntegerField()
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)  # None: a spectator
     last_seen = models.DateTimeField()
 
     class Meta:
@@ -116,6 +134,42 @@ class Presence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id} seat {self.seat}: {self.socket}"
+
+
+class ChatMessage(models.Model):
+    """A line of a match's chat: the players' room or the spectators' room, never both."""
+
+    class Room(models.TextChoices):
+        PLAYERS = "players", "Players"
+        SPECTATORS = "spectators", "Spectators"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="chat")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    room = models.CharField(max_length=10, choices=Room.choices)
+    text = models.CharField(max_length=300)
+    created_at = models.DateTimeField(auto_now_add=True)
+    hidden = models.BooleanField(default=False)
+    hidden_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["match", "room", "-id"], name="chat_match_room")]
+
+    def __str__(self) -> str:
+        return f"{self.match_id} {self.room}: {self.text[:40]}"
+
+
+class ChatMute(models.Model):
+    """In one match, one person no longer sees another's chat lines."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    muted = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["match", "user", "muted"], name="one_mute")]
 
 
 class Move(models.Model):
