@@ -1,17 +1,21 @@
-"""The user admin: Django's, plus the display name, a picture preview and the bot fields."""
+"""The user admin: Django's, plus the display name, a picture preview and the bot fields; suspending and
+reinstating people (games.moderation), logged with who did it; the admin's log, read-only."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin.models import LogEntry
 from django.contrib.admin.widgets import AdminFileWidget
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
+from django.db.models import QuerySet
 from django.db.models.fields.files import FieldFile
+from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
@@ -53,19 +57,24 @@ class AdminUserAddForm(AdminUserCreationForm):
 class UserAdmin(DjangoUserAdmin):
     form = AdminUserChangeForm
     add_form = AdminUserAddForm
-    list_display = ("avatar_thumbnail", "username", "display_name", "email", "is_bot", "is_staff", "date_joined")
+    list_display = ("avatar_thumbnail", "username", "display_name", "email", "is_bot", "is_staff", "suspended",
+                    "date_joined")
     list_display_links = ("avatar_thumbnail", "username")
     list_filter = ("is_bot", "bot_game", "is_staff", "is_superuser", "is_active", "date_joined")
     search_fields = ("username", "display_name", "email", "first_name", "last_name")
     ordering = ("username",)
     readonly_fields = ("avatar_preview", "last_login", "date_joined")
+    actions = ("suspend_users", "unsuspend_users")
     fieldsets = (
         (None, {"fields": ("username", "password")}),
         ("Profile", {"fields": ("display_name", "email", "avatar_preview", "avatar", "first_name", "last_name")}),
         ("Bot", {"fields": ("is_bot", "bot_game", "bot_level"), "classes": ("collapse",)}),
         (
             "Permissions",
-            {"fields": ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")},
+            {
+                "fields": ("is_active", "is_staff", "is_superuser", "groups", "user_permissions"),
+                "description": "Unticking “Active” suspends the person (see the “Suspend” action).",
+            },
         ),
         ("Important dates", {"fields": ("last_login", "date_joined")}),
     )
@@ -90,8 +99,13 @@ class UserAdmin(DjangoUserAdmin):
             '<img src="{}" alt="" width="96" height="96" class="avatar"><br>{} picture', obj.avatar_url, kind
         )
 
+    @admin.display(description="Suspended", boolean=True, ordering="is_active")
+    def suspended(self, obj: User) -> bool:
+        return not obj.is_active
+
     def save_model(self, request: Any, obj: User, form: forms.ModelForm, change: bool) -> None:
-        """Delete the replaced or cleared picture file once the new one is saved."""
+        """Delete the replaced or cleared picture file once the new one is saved; unticking "Active" suspends
+        the person as the action does (signed out, live matches ended), ticking it reinstates them."""
         old_name = ""
         if change and "avatar" in form.changed_data:
             old = form.initial.get("avatar")
@@ -99,3 +113,65 @@ class UserAdmin(DjangoUserAdmin):
         super().save_model(request, obj, form, change)
         if old_name and old_name != obj.avatar.name:
             obj.avatar.storage.delete(old_name)
+        if change and "is_active" in form.changed_data and not obj.is_bot:
+            if obj.is_active:
+                self._reinstate(request, obj)
+            else:
+                self._suspend(request, obj)
+
+    @admin.action(description="Suspend the selected people (sign out, end their matches, block sign-in)",
+                  permissions=["change"])
+    def suspend_users(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+        for user in queryset:
+            if user.pk == request.user.pk:
+                messages.error(request, "You can't suspend yourself.")
+            elif user.is_bot:
+                messages.error(request, f"{user.username}: bots can't be suspended.")
+            elif user.is_superuser and not request.user.is_superuser:
+                messages.error(request, f"{user.username}: only a superuser can suspend a superuser.")
+            elif not user.is_active:
+                messages.info(request, f"{user.username} is suspended already.")
+            else:
+                self._suspend(request, user)
+
+    @admin.action(description="Lift the selected people's suspension", permissions=["change"])
+    def unsuspend_users(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+        for user in queryset.filter(is_active=False, is_bot=False):
+            self._reinstate(request, user)
+
+    def _suspend(self, request: HttpRequest, user: User) -> None:
+        from games.moderation import suspend_user
+
+        done = suspend_user(user)
+        summary = (f"signed out of {done['sessions']} session(s), {done['ended']} match(es) in progress ended "
+                   f"with their loss, left {done['left']} waiting match(es)")
+        self.log_change(request, user, f"Moderation: suspended ({summary}).")
+        messages.success(request, f"Suspended {user.username}: {summary}.")
+
+    def _reinstate(self, request: HttpRequest, user: User) -> None:
+        from games.moderation import unsuspend_user
+
+        unsuspend_user(user)
+        self.log_change(request, user, "Moderation: suspension lifted.")
+        messages.success(request, f"{user.username} may sign in again.")
+
+
+@admin.register(LogEntry)
+class LogEntryAdmin(admin.ModelAdmin):
+    """The admin's own log, moderation included ("Moderation: ..."): who did what to which object, read-only."""
+
+    list_display = ("action_time", "user", "content_type", "object_repr", "action_flag", "change_message")
+    list_filter = ("action_flag", "content_type", ("action_time", admin.DateFieldListFilter))
+    search_fields = ("object_repr", "change_message", "user__username")
+    list_select_related = ("user", "content_type")
+    date_hierarchy = "action_time"
+    ordering = ("-action_time",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

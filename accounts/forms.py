@@ -6,7 +6,8 @@ import unicodedata
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.files.uploadedfile import UploadedFile
 
 from .avatars import ALLOWED_CONTENT_TYPES, AvatarError, ProcessedAvatar, process_avatar
@@ -20,6 +21,27 @@ def clean_display_name(value: str) -> str:
         if unicodedata.category(char) in {"Cc", "Cf", "Co", "Cs"}:
             raise forms.ValidationError("Use letters, digits, spaces and punctuation only.")
     return value
+
+
+SUSPENDED_MESSAGE = (
+    "This account is suspended, so it can't sign in. Ask the club's administrators if you think it's a mistake."
+)
+
+
+class SignInForm(AuthenticationForm):
+    """Django's sign-in form, which says so when the account is suspended (is_active off) instead of
+    "wrong username or password": only to whoever gave that account's right password."""
+
+    def clean(self) -> dict[str, Any]:
+        try:
+            return super().clean()
+        except forms.ValidationError:
+            username, password = self.cleaned_data.get("username"), self.cleaned_data.get("password")
+            user_model = get_user_model()
+            user = user_model._default_manager.filter(**{user_model.USERNAME_FIELD: username}).first()
+            if user is not None and not user.is_active and password and user.check_password(password):
+                raise forms.ValidationError(SUSPENDED_MESSAGE, code="inactive") from None
+            raise
 
 
 class SignUpForm(UserCreationForm):

@@ -1,4 +1,10 @@
-"""The games admin: matches with their seats, moves and results, player statistics, and the match import."""
+"""The games admin: matches with their seats, moves and results, player statistics, and the match import.
+
+A match changes only through games.services (every change behind the version fence, and told to the live
+pages), so here it is read-only but for its privacy; an administrator aborts a match or annuls a result
+with the actions, which go through games.moderation and are logged with who did it (the admin's log,
+shown on each object's history and under "Log entries").
+"""
 
 from __future__ import annotations
 
@@ -14,19 +20,28 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from . import moderation
 from .models import FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
 from .replay import ReplayError, import_match
+from .services import ServiceError
 
 MAX_IMPORT_BYTES = 5 * 1024 * 1024
 
 
 class SeatInline(admin.TabularInline):
+    """Who sits where: shown, never edited here (a seat changes only through services, behind the fence)."""
+
     model = Seat
     extra = 0
-    fields = ("index", "user", "invite_only", "joined_at", "final_score", "place", "last_seen")
-    readonly_fields = ("joined_at", "last_seen")
-    raw_id_fields = ("user",)
+    fields = ("index", "user", "substitute", "invite_only", "joined_at", "final_score", "place", "last_seen")
+    readonly_fields = fields
     can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 class MoveInline(admin.TabularInline):
@@ -99,19 +114,74 @@ class MatchAdmin(admin.ModelAdmin):
     search_fields = ("seats__user__username", "seats__user__display_name", "=id")
     date_hierarchy = "created_at"
     ordering = ("-created_at",)
-    readonly_fields = ("seed", "version", "state", "created_at", "updated_at", "replay_link", "invite_code")
-    raw_id_fields = ("created_by", "rematch")
+    fieldsets = (
+        (None, {"fields": ("game", "players", "status", "result", "is_public", "rated", "replay_link")}),
+        ("Record", {"fields": ("seed", "options", "version", "move_count", "created_by", "created_at",
+                               "started_at", "finished_at", "updated_at", "rematch", "invite_code")}),
+        ("Play", {"fields": ("turn_started_at", "bot_due_at", "clock", "clock_left", "clock_due_at",
+                             "rematch_votes", "rematch_declined", "handovers"), "classes": ("collapse",)}),
+        # The engine's state holds every hidden hand and the deck: folded away, and never editable.
+        ("Engine state", {"fields": ("state",), "classes": ("collapse",)}),
+    )
+    # Everything but the privacy flag: the rest changes only through games.services, behind the version fence.
+    readonly_fields = (*(f.name for f in Match._meta.concrete_fields if f.name not in ("id", "is_public")),
+                       "replay_link")
     inlines = (SeatInline, PlayerResultInline, MoveInline)
     change_list_template = "admin/games/match/change_list.html"
+    actions = ("abort_matches", "annul_results")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Match]:
         return super().get_queryset(request).prefetch_related("seats__user")
 
+    def add_view(self, request: HttpRequest, form_url: str = "", extra_context: Any = None) -> HttpResponse:
+        # A match is created by services (or imported, replayed move by move), never typed in.
+        return HttpResponseRedirect(reverse("admin:games_match_import"))
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """Superusers only, and only a match that counts for nothing (aborted, or its result annulled):
+        deleting a live match would pull it from under its players, a finished one would leave its
+        ratings behind. Abort or annul first."""
+        if not (request.user.is_superuser and super().has_delete_permission(request, obj)):
+            return False
+        return obj is None or obj.status == Match.Status.ABORTED or bool((obj.result or {}).get("annulled"))
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions = super().get_actions(request)
+        # The bulk delete would skip the per-match check above.
+        actions.pop("delete_selected", None)
+        return actions
+
     def save_model(self, request: HttpRequest, obj: Match, form: Any, change: bool) -> None:
-        super().save_model(request, obj, form, change)
+        # Only the privacy flag is written: a full save would write back the state and version read when the
+        # form was loaded, over any move made since.
+        Match.objects.filter(pk=obj.pk).update(is_public=obj.is_public)
         # The history's copies of the privacy flag follow the match's.
         FinishedMatch.objects.filter(match_id=obj.pk).update(is_public=obj.is_public)
         PlayerResult.objects.filter(match_id=obj.pk).update(is_public=obj.is_public)
+
+    @admin.action(description="Abort the selected matches (unrated, in nobody's history)", permissions=["change"])
+    def abort_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        self._moderate(request, queryset, moderation.abort_match,
+                       "Moderation: aborted the match (unrated, in nobody's history or statistics).", "Aborted")
+
+    @admin.action(description="Annul the selected finished matches' results (ratings recomputed)",
+                  permissions=["change"])
+    def annul_results(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        self._moderate(request, queryset, moderation.annul_result,
+                       "Moderation: annulled the result (ratings and statistics recomputed without it).", "Annulled")
+
+    def _moderate(self, request: HttpRequest, queryset: QuerySet[Match], act: Any, log: str, done: str) -> None:
+        names = []
+        for match in queryset.order_by("finished_at", "pk"):
+            try:
+                act(match.pk)
+            except ServiceError as error:
+                messages.error(request, f"{match}: {error}")
+                continue
+            self.log_change(request, match, log)
+            names.append(str(match))
+        if names:
+            messages.success(request, f"{done}: {', '.join(names)}.")
 
     def get_search_results(self, request: HttpRequest, queryset: QuerySet[Match], search_term: str
                            ) -> tuple[QuerySet[Match], bool]:

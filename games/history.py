@@ -15,7 +15,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
-from django.db.models import Prefetch, Q, QuerySet, prefetch_related_objects
+from django.db.models import BooleanField, Case, Prefetch, Q, QuerySet, Value, When, prefetch_related_objects
 from django.utils import timezone
 
 from .catalog import GAMES
@@ -23,7 +23,11 @@ from .models import FinishedMatch, Match, PlayerResult, PlayerStats, Seat
 
 PAGE_SIZE = 50
 LEADERBOARD_SIZE = 100
+# A rating is provisional (shown with a "?", as lichess does) until it rests on this many rated matches and
+# its deviation has come down to PROVISIONAL_DEVIATION (lichess's own threshold): about 10 matches against
+# bots, 14 between new people.
 LEADERBOARD_MIN_MATCHES = 10
+PROVISIONAL_DEVIATION = 110.0
 
 RESULT_CHOICES = [("", "Any result"), ("won", "Won"), ("lost", "Lost"), ("drawn", "Draw")]
 OPPONENT_CHOICES = [("", "Bots or people"), ("bots", "Against bots"), ("people", "Only people")]
@@ -206,13 +210,23 @@ def find_player(username: str) -> Any:
 # Leaderboard
 
 
+ESTABLISHED = Q(rated_matches__gte=LEADERBOARD_MIN_MATCHES, deviation__lte=PROVISIONAL_DEVIATION)
+
+
+def is_provisional(row: PlayerStats) -> bool:
+    return row.rated_matches < LEADERBOARD_MIN_MATCHES or row.deviation > PROVISIONAL_DEVIATION
+
+
 def leaderboard(game: str, limit: int = LEADERBOARD_SIZE) -> list[PlayerStats]:
-    """The top people of a game by rating, among those with enough rated matches to be placed."""
+    """The top people of a game by rating (one query): those with an established rating first, as on
+    lichess's leaderboard, then those whose rating is still provisional, each row's `provisional` saying
+    which. People need one rated match to be listed; bots and suspended people (inactive) never are."""
     return list(
-        PlayerStats.objects.filter(game=game, rated_matches__gte=LEADERBOARD_MIN_MATCHES, user__is_bot=False,
-                                   user__is_active=True)
+        PlayerStats.objects.filter(game=game, rated_matches__gt=0, user__is_bot=False, user__is_active=True)
+        .annotate(provisional=Case(When(ESTABLISHED, then=Value(False)), default=Value(True),
+                                   output_field=BooleanField()))
         .select_related("user")
-        .order_by("-rating", "user_id")[:limit]
+        .order_by("provisional", "-rating", "user_id")[:limit]
     )
 
 
@@ -241,6 +255,10 @@ class StatsLine:
     @property
     def rating_shown(self) -> bool:
         return self.stats.rated_matches > 0
+
+    @property
+    def provisional(self) -> bool:
+        return is_provisional(self.stats)
 
 
 def _best_label(game: str) -> str:

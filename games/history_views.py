@@ -204,7 +204,7 @@ def export_match(request: HttpRequest, match_id: int) -> HttpResponse:
 
 @require_GET
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    """Each game's top 100 by rating, among people with at least 10 rated matches."""
+    """Each game's top 100 by rating: established ratings first, then provisional ones, marked."""
     slug = request.GET.get("game", "")
     if slug not in GAMES:
         slug = next(iter(GAMES))
@@ -214,4 +214,6 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "current": GAMES[slug],
         "rows": rows,
         "min_matches": history.LEADERBOARD_MIN_MATCHES,
+        "provisional_deviation": history.PROVISIONAL_DEVIATION,
+        "provisional_count": sum(row.provisional for row in rows),
     })

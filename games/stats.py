@@ -4,6 +4,8 @@
 figures change exactly when the result does and a page view never recomputes them. `rebuild_all()`
 recomputes everything from the match records with the same pure step (`apply_match`), match by match
 in the order they finished, so a rebuild gives exactly what the incremental updates gave.
+`recompute_game(game, since=...)` does the same for one game, after a result was annulled
+(games.moderation): an annulled match (result["annulled"]) counts for nothing, here and in a rebuild.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q, QuerySet
 
 from . import glicko2
 from .catalog import GAMES
@@ -345,20 +347,35 @@ def record_finished(match: Match) -> None:
     PlayerResult.objects.bulk_create(results)
 
 
+def counted_matches() -> QuerySet[Match]:
+    """The finished matches that count in the statistics, in the order they finished: all but the annulled."""
+    return (
+        Match.objects.filter(status=Match.Status.FINISHED, finished_at__isnull=False)
+        # has_key too: without it, SQL's NULL for a missing key would exclude every match that has none.
+        .exclude(Q(result__has_key="annulled") & Q(result__annulled=True))
+        .order_by("finished_at", "pk")
+    )
+
+
+def _with_seats_and_moves(matches: QuerySet[Match]) -> QuerySet[Match]:
+    occupied = Seat.objects.filter(user__isnull=False).select_related("user").order_by("index")
+    replayed = Move.objects.filter(match__game__in=REPLAYED).only("match_id", "seat", "action").order_by("number")
+    return matches.prefetch_related(
+        Prefetch("seats", queryset=occupied, to_attr="occupied"),
+        # Only the replayed games' moves come back: one query per batch of matches.
+        Prefetch("moves", queryset=replayed, to_attr="replay_moves"),
+    )
+
+
+def _facts_of(match: Match) -> MatchFacts:
+    recorded = [(move.seat, move.action) for move in match.replay_moves]
+    return match_facts(match, match.occupied, lambda: recorded)
+
+
 def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
     """Recompute every result row and statistics row from the finished matches; (matches, rows) counted."""
     stats: dict[str, dict[int, PlayerStats]] = {}
-    occupied = Seat.objects.filter(user__isnull=False).select_related("user").order_by("index")
-    replayed = Move.objects.filter(match__game__in=REPLAYED).only("match_id", "seat", "action").order_by("number")
-    matches = (
-        Match.objects.filter(status=Match.Status.FINISHED, finished_at__isnull=False)
-        .order_by("finished_at", "pk")
-        .prefetch_related(
-            Prefetch("seats", queryset=occupied, to_attr="occupied"),
-            # Only the replayed games' moves come back: one query per batch of matches.
-            Prefetch("moves", queryset=replayed, to_attr="replay_moves"),
-        )
-    )
+    matches = _with_seats_and_moves(counted_matches())
     count = 0
     with transaction.atomic():
         PlayerResult.objects.all().delete()
@@ -371,9 +388,7 @@ def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
             listings.append(listing_for(match, seats))
             count += 1
             if seats:
-                recorded = [(move.seat, move.action) for move in match.replay_moves]
-                facts = match_facts(match, seats, lambda recorded=recorded: recorded)
-                pending.extend(apply_match(facts, stats.setdefault(match.game, {})))
+                pending.extend(apply_match(_facts_of(match), stats.setdefault(match.game, {})))
             if len(pending) >= batch_size or len(listings) >= batch_size:
                 PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
                 FinishedMatch.objects.bulk_create(listings, batch_size=batch_size)
@@ -383,3 +398,43 @@ def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
         rows = [row for per_game in stats.values() for row in per_game.values()]
         PlayerStats.objects.bulk_create(rows, batch_size=batch_size)
     return count, len(rows)
+
+
+def recompute_game(game: str, *, since: tuple[datetime, int] | None = None, batch_size: int = 1000) -> int:
+    """Recompute one game's results and statistics from its counted matches, after one stopped counting
+    (an annulled result); the number of players whose figures changed.
+
+    A rating depends on every earlier rated match of the game, the opponents' too, so the figures are
+    replayed from the game's first match with the same pure step as a rebuild, and equal what they would
+    have been had the annulled match never counted. Only what can have changed is written: the result rows
+    of the matches finished at or after `since` (the annulled match's (finished_at, id)), and the
+    statistics rows that differ. The game's statistics rows are locked first, so a match of this game that
+    finishes meanwhile waits, then adds itself on top of the recomputed figures (games.stats.record_finished).
+    """
+    with transaction.atomic():
+        locked = PlayerStats.objects.select_for_update(of=("self",)).filter(game=game).select_related("user")
+        current = {row.user_id: row for row in locked.order_by("user_id")}
+        stats: dict[int, PlayerStats] = {}
+        pending: list[PlayerResult] = []
+        for match in _with_seats_and_moves(counted_matches().filter(game=game)).iterator(chunk_size=batch_size):
+            if not match.occupied:
+                continue
+            results = apply_match(_facts_of(match), stats)
+            if since is None or (match.finished_at, match.pk) >= since:
+                pending.extend(results)
+        stale = PlayerResult.objects.filter(game=game)
+        if since is not None:
+            stale = stale.filter(Q(finished_at__gt=since[0]) | Q(finished_at=since[0], match_id__gte=since[1]))
+        stale.delete()
+        PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
+        changed = 0
+        for user_id, old in current.items():
+            # A player whose only matches stopped counting goes back to a fresh start.
+            new = stats.pop(user_id, None) or new_stats(user_id, game, old.user.is_bot, old.user.bot_level)
+            if any(getattr(old, name) != getattr(new, name) for name in STATS_FIELDS):
+                new.pk = old.pk
+                new.save(update_fields=STATS_FIELDS)
+                changed += 1
+        # Rows missing only if a match finished in between: written anew.
+        PlayerStats.objects.bulk_create(stats.values(), batch_size=batch_size)
+        return changed + len(stats)

@@ -16,7 +16,7 @@ from django.utils import timezone
 from history_helpers import bulk_finished_matches
 
 from games.bots_accounts import ensure_bot_accounts
-from games.history import LEADERBOARD_MIN_MATCHES, PAGE_SIZE
+from games.history import LEADERBOARD_MIN_MATCHES, PAGE_SIZE, is_provisional
 from games.models import Match, PlayerStats
 
 pytestmark = pytest.mark.django_db
@@ -274,17 +274,18 @@ def test_each_history_page_costs_a_constant_number_of_queries(world: World, url:
         assert anonymous.get(url).status_code == 200
 
 
-def test_the_leaderboard_lists_people_with_enough_rated_matches_by_rating(
+def test_the_leaderboard_lists_established_ratings_by_rating_then_provisional_ones(
         world: World, django_assert_max_num_queries: Any) -> None:
     client = client_for()
     with django_assert_max_num_queries(1):
         response = client.get("/leaderboard/?game=gomori")
     rows = response.context["rows"]
-    expected = PlayerStats.objects.filter(game="gomori", user__is_bot=False,
-                                          rated_matches__gte=LEADERBOARD_MIN_MATCHES).order_by("-rating")
-    assert [r.pk for r in rows] == [r.pk for r in expected]
+    people = PlayerStats.objects.filter(game="gomori", user__is_bot=False, rated_matches__gt=0)
+    established = [r for r in people.order_by("-rating") if not is_provisional(r)]
+    provisional = [r for r in people.order_by("-rating") if is_provisional(r)]
+    assert [r.pk for r in rows] == [r.pk for r in established + provisional]
     assert rows and all(r.user in world.people for r in rows)
-    assert [r.rating for r in rows] == sorted((r.rating for r in rows), reverse=True)
+    assert all(r.rated_matches >= LEADERBOARD_MIN_MATCHES for r in established)
     html = response.content.decode()
     best = rows[0]
     assert f"{best.rating:.0f}" in html and best.user.avatar_url.replace("&", "&amp;") in html

@@ -1,0 +1,135 @@
+"""What an administrator may do to matches and players: abort a match, annul a result, suspend a person.
+
+Every change of a match goes through services.run_change with a decide function here, like a player's
+own changes: it is written only if the match is still at the version it was decided on, and the live
+pages are told (services.publish). The admin (games/admin.py, accounts/admin.py) calls these and logs
+who did what; these functions only change the match and the figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from importlib import import_module
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY
+from django.db import transaction
+from django.utils import timezone
+
+from . import services, stats
+from .models import FinishedMatch, Match
+from .services import Change, ServiceError, Snapshot
+
+
+def decide_admin_abort(snap: Snapshot) -> Change:
+    """An administrator ends a match still waiting or in progress: aborted, unrated, in nobody's history or
+    statistics (only finished matches are), whatever was played so far."""
+    if snap.status not in (Match.Status.WAITING, Match.Status.ACTIVE):
+        raise ServiceError("Only a match waiting for players or in progress can be aborted; annul a finished one.")
+    after = replace(
+        snap, version=snap.version + 1, status=Match.Status.ABORTED, finished_at=timezone.now(), bot_due_at=None,
+        clock_due_at=None,
+        # "by": None is how the pages name an administrator (rendering.describe_result).
+        result={"reason": "aborted", "by": None, "moderated": True, "scores": [], "winners": [], "draw": False},
+    )
+    return Change(snap, after)
+
+
+def decide_annul(snap: Snapshot) -> Change:
+    """A finished match's result stops counting: the match stays on the record, marked annulled."""
+    if snap.status != Match.Status.FINISHED:
+        raise ServiceError("Only a finished match's result can be annulled; abort a match still being played.")
+    if (snap.result or {}).get("annulled"):
+        raise ServiceError("Its result is annulled already.")
+    return Change(snap, replace(snap, version=snap.version + 1, result={**(snap.result or {}), "annulled": True}))
+
+
+def decide_forfeit(snap: Snapshot, *, user_id: int) -> Change | None:
+    """A suspended person's match in progress ends with their loss (the others win, as when a player
+    resigns), even before everyone has moved. None if they play no seat of it any more."""
+    if snap.status != Match.Status.ACTIVE:
+        return None
+    seat = snap.seat_of(user_id)
+    if seat is None or seat.is_bot:  # a seat a bot plays since its player left is that player's loss already
+        return None
+    return services._end_with_loser(snap, seat.index, reason="suspended")
+
+
+def abort_match(match_id: int) -> Snapshot:
+    with transaction.atomic():
+        return services.run_change(match_id, decide_admin_abort)
+
+
+def annul_result(match_id: int) -> Snapshot:
+    """Annul a finished match's result: it leaves the history lists, and the game's results, statistics and
+    ratings are recomputed as if it had never counted."""
+    with transaction.atomic():
+        snap = services.run_change(match_id, decide_annul)
+        FinishedMatch.objects.filter(match_id=match_id).delete()
+        assert snap.finished_at is not None
+        stats.recompute_game(snap.game, since=(snap.finished_at, snap.id))
+    return snap
+
+
+def end_live_matches(user: Any) -> tuple[int, int]:
+    """A suspended person's live matches: those in progress end with their loss, and they leave those still
+    waiting (a match they created is then cancelled). (ended, left) counted."""
+    ended = left = 0
+    seats = Match.objects.filter(seats__user=user, status__in=(Match.Status.WAITING, Match.Status.ACTIVE))
+    for match_id, status in seats.values_list("pk", "status").distinct():
+        try:
+            if status == Match.Status.WAITING:
+                services.leave_match(match_id=match_id, user=user)
+                left += 1
+            else:
+                with transaction.atomic():
+                    after = services.run_change(match_id, lambda s: decide_forfeit(s, user_id=user.pk))
+                if (after.result or {}).get("reason") == "suspended":
+                    ended += 1
+        except ServiceError:  # it moved on meanwhile (started, finished): nothing of theirs is left to end
+            continue
+    return ended, left
+
+
+def sign_out_everywhere(user: Any) -> int:
+    """Delete every session of this person (the number deleted); their open sockets check their session
+    and close (games.signals.check_sessions)."""
+    from .signals import check_sessions
+
+    store_class = import_module(settings.SESSION_ENGINE).SessionStore
+    deleted = 0
+    transaction.on_commit(lambda: check_sessions(user.pk))
+    if not hasattr(store_class, "get_model_class"):
+        # Cookie or cache sessions can't be listed; an inactive user's session signs no one in anyway
+        # (ModelBackend.get_user refuses them), and the sockets check it just the same.
+        return 0
+    # The database-backed stores keep no index by user: each live session is read once, which is fine for
+    # an administrator's action now and then.
+    model = store_class.get_model_class()
+    for key, data in model.objects.filter(expire_date__gt=timezone.now()).values_list("session_key", "session_data"):
+        decoded = store_class().decode(data)
+        if str(decoded.get(SESSION_KEY)) == str(user.pk):
+            store_class(key).delete()
+            deleted += 1
+    return deleted
+
+
+def suspend_user(user: Any) -> dict[str, int]:
+    """Suspend a person: they cannot sign in (is_active off, which also hides them from the leaderboards),
+    every session of theirs ends, their matches in progress end with their loss and they leave the waiting
+    ones. What was done, counted."""
+    if user.is_bot:
+        raise ServiceError("Bots can't be suspended: they play in other people's matches.")
+    with transaction.atomic():
+        user.is_active = False
+        user.save(update_fields=["is_active"])
+        sessions = sign_out_everywhere(user)
+    ended, left = end_live_matches(user)
+    return {"sessions": sessions, "ended": ended, "left": left}
+
+
+def unsuspend_user(user: Any) -> None:
+    """Lift a suspension: they may sign in again and show on the leaderboards (ended matches stay ended)."""
+    user.is_active = True
+    user.save(update_fields=["is_active"])
