@@ -137,6 +137,12 @@ class MatchAdmin(admin.ModelAdmin):
         # A match is created by services (or imported, replayed move by move), never typed in.
         return HttpResponseRedirect(reverse("admin:games_match_import"))
 
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        # "Add another" leads to the import page (add_view), not to a blank match.
+        extra_context = {**(extra_context or {}), "show_save_and_add_another": False}
+        return super().change_view(request, object_id, form_url, extra_context)
+
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         """Superusers only, and only a match that counts for nothing (aborted, or its result annulled):
         deleting a live match would pull it from under its players, a finished one would leave its

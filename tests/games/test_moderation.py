@@ -86,6 +86,7 @@ def test_the_match_change_page_edits_nothing_but_privacy(boss: Any, gomori_match
         assert f'name="{field}"' not in html
     assert 'name="is_public"' in html
     assert 'name="seats-0-user"' not in html and 'name="moves-0-action"' not in html
+    assert 'name="_addanother"' not in html and "Delete</a>" not in html
     # A forged form: a changed state, seed and result, and the privacy flag off.
     data: dict[str, Any] = {"state": '{"deck": []}', "seed": "1", "result": '{"winners": [0]}', "version": "99",
                             "_save": "Save"}
