@@ -215,5 +215,4 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "rows": rows,
         "min_matches": history.LEADERBOARD_MIN_MATCHES,
         "provisional_deviation": history.PROVISIONAL_DEVIATION,
-        "provisional_count": sum(row.provisional for row in rows),
     })
