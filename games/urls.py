@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import history_views, views
+from . import history_views, rules_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -14,4 +14,6 @@ urlpatterns = [
     path("history/", history_views.history_list, name="history"),
     path("u/<str:username>/history/", history_views.player_history, name="player_history"),
     path("leaderboard/", history_views.leaderboard, name="leaderboard"),
+    path("rules/", rules_views.rules_index, name="rules_index"),
+    path("rules/<slug:game>/", rules_views.rules_page, name="rules"),
 ]
