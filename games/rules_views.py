@@ -33,7 +33,7 @@ def rules_page(request: HttpRequest, game: str) -> HttpResponse:
     if game not in SLUGS:
         raise Http404("No such game.")
     info = GAMES[game]
-    if request.GET.get("panel"):
+    if request.GET.get("panel") == "1":
         # Only the rules, for the panel beside a live table: the table page already has the site around it
         # and the game's stylesheets.
         panel = format_html('<div class="rules rules-{} match-{}">{}</div>', game, game, rules_body(game, 3))
