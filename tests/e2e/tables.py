@@ -1,0 +1,64 @@
+"""Tables in the middle of a game for the real-browser tests: two people's seats played by the reference bots
+through the services (no clicking), then one of them signed in to look at the result."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from games import services
+from games.engines import get_engine
+from games.models import Match
+from games.services import SeatSpec
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def people(count: int) -> list[Any]:
+    from django.contrib.auth import get_user_model
+
+    User = get_user_model()
+    return [User.objects.create_user(username=f"p{i}", password="x", display_name=f"Player {i + 1}")
+            for i in range(count)]
+
+
+def mid_game(game: str, users: list[Any], *, moves: int, seed: int = 1, options: dict[str, Any] | None = None,
+             until: Any = None) -> Match:
+    """A match between these people, `moves` moves in (or sooner, when `until(view of seat 0)` holds at a turn
+    of seat 0), at a moment when seat 0 is to act."""
+    match = services.create_match(creator=users[0], game=game, players=len(users),
+                                  seats=[SeatSpec("open")] * (len(users) - 1), options=options or {}, seed=seed)
+    for user in users[1:]:
+        services.join_match(match_id=match.pk, user=user)
+    engine = get_engine(game)
+    bots = __import__(f"games.bots.{game}", fromlist=["BOTS"]).BOTS
+    rng = random.Random(seed)
+    played = 0
+    while True:
+        snap = services.load(match.pk)
+        assert snap is not None
+        state = engine.load(snap.state)
+        if engine.is_over(state):
+            raise AssertionError(f"the {game} match ended before the wanted position")
+        must = engine.must_act(state) or engine.to_act(state)
+        if 0 in must and (played >= moves or (until is not None and until(engine.view(state, 0)))):
+            return Match.objects.get(pk=match.pk)
+        seat = 0 if 0 in must else must[0]
+        action, _ = bots["reference"](engine.view(state, seat), engine.legal_actions(state, seat), rng)
+        if action is None:
+            action = engine.legal_actions(state, seat)[0]
+        services.act(match_id=match.pk, user=users[seat], seat=seat, action=action)
+        played += 1
+
+
+def signed_in(browser: Any, base_url: str, user: Any, viewport: dict[str, int]) -> Any:
+    """A new tab whose browser is signed in as this user (a session made on the server's database)."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(base_url=base_url, viewport=viewport)
+    context.set_default_timeout(20_000)
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base_url}])
+    return context.new_page()
