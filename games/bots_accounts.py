@@ -21,6 +21,16 @@ def bot_levels(slug: str) -> list[str]:
     return list(getattr(module, "BOTS", {}))
 
 
+def bot_level_blurb(slug: str, level: str) -> str:
+    """One sentence on how a game's bot level plays (its module's LEVEL_BLURBS); "" when it has none."""
+    try:
+        module = importlib.import_module(f"games.bots.{slug}")
+    except ModuleNotFoundError:
+        return ""
+    blurbs: dict[str, str] = getattr(module, "LEVEL_BLURBS", {})
+    return blurbs.get(level, "")
+
+
 def bot_username(slug: str, level: str) -> str:
     return f"bot-{slug}-{level}"
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from django import forms
 
-from .bots_accounts import LEVEL_TITLES, bot_levels
+from .bots_accounts import LEVEL_TITLES, bot_level_blurb, bot_levels
 from .catalog import GAMES, GameInfo
 from .services import SeatSpec
 
@@ -61,6 +61,12 @@ class CreateMatchForm(forms.Form):
     @property
     def seat_fields(self) -> list[forms.BoundField]:
         return [self[f"seat_{i}"] for i in range(0, self.info.engine.max_players)]
+
+    @property
+    def bot_blurbs(self) -> list[tuple[str, str]]:
+        """(title, how it plays) for each bot level of the game, weakest first."""
+        slug = self.info.slug
+        return [(LEVEL_TITLES.get(level, level.title()), bot_level_blurb(slug, level)) for level in bot_levels(slug)]
 
     @property
     def option_fields(self) -> list[forms.BoundField]:

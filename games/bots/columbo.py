@@ -14,8 +14,11 @@ import random
 from games.engines.base import Action, Bot, View, card_name, rank_of, standard_deck
 from games.engines.columbo import ACTION_KINDS, POINTS, TAP_LIMIT, TAP_PENALTY, slot_name
 
-# Seconds a bot of each level waits before a slap, like a person's reaction (the live service applies it).
-REACTION_DELAY: dict[str, float] = {"random": 2.0, "reference": 1.2, "strong": 0.8}
+# Seconds a bot of each level waits before an optional move, like a person's reaction (the live service
+# applies it). That covers its slaps and also its own 7-Q card action, which lapses as soon as the next player
+# draws: the next seat waits settings.GAMES_BOT_DELAY (0.8 s) and wins ties, so every delay stays below it,
+# or the Regular bot (once 1.2 s) let every 9, 10 and Jack lapse against a bot or a quick person.
+REACTION_DELAY: dict[str, float] = {"random": 0.75, "reference": 0.6, "strong": 0.5}
 # A drawn 7-Q's action lapses when the next player draws; a bot that is next leaves a person time to use it.
 COURTESY_SECONDS = 6.0
 
@@ -138,17 +141,58 @@ def _pick_legal(by_type: dict[str, list[Action]], kind: str, want: Action) -> Ac
 # ---------------------------------------------------------------------------------------------------------
 
 def random_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
-    """Any legal action; a blind slap only now and then."""
+    """The Rookie: keeps a drawn card only in place of a known higher one (or of an unseen card when it is
+    very low), learns its own cards with 9s and 10s but plays no other card action, never slaps, and taps
+    only with a whole known hand under 4 or when the round drags on."""
     if not legal:
         return None, "waits"
-    slaps = [a for a in legal if a["type"] == "slap"]
-    others = [a for a in legal if a["type"] != "slap"]
-    if slaps and rng.random() < RANDOM_SLAP_CHANCE:
-        a = rng.choice(slaps)
-        return a, f"slaps {_where(view, a['seat'], a['slot'])} on a hunch"
-    if others:
-        a = rng.choice(others)
-        return a, f"plays at random: {a['type']}"
+    by_type = _by_type(legal)
+    if "peek" in by_type:
+        a = rng.choice(by_type["peek"])
+        return a, f"peeks at its {slot_name(a['slots'][0])} and {slot_name(a['slots'][1])} cards"
+    if "skip" in by_type:
+        act = view["action"]
+        if act["kind"] == "look_own":
+            own = [a for a in by_type.get("look", [])
+                   if a["seat"] == view["seat"] and view["hands"][a["seat"]]["slots"][a["slot"]]["card"] is None]
+            if own:
+                where = _where(view, own[0]["seat"], own[0]["slot"])
+                return own[0], f"uses the {card_name(act['card'])} to look at {where}"
+        return {"type": "skip"}, f"lets the {card_name(act['card'])}'s action go"
+    if "swap" in by_type or "discard" in by_type:
+        card = view["drawn"]["card"]
+        value = POINTS[card]
+        drawn = _drawn(view)
+        known = _known_own(view)
+        higher = [(k, c) for k, c in known if POINTS[c] > value]
+        if higher:
+            k, c = max(higher, key=lambda kc: POINTS[kc[1]])
+            return {"type": "swap", "slot": k}, f"swaps {drawn} in for its {card_name(c)}"
+        unknown = _unknown_own(view)
+        if unknown and (value <= 2 or "discard" not in by_type):
+            return ({"type": "swap", "slot": unknown[0]},
+                    f"puts {drawn} in place of its unseen {slot_name(unknown[0])} card")
+        if "discard" in by_type:
+            return {"type": "discard"}, f"discards the {card_name(card)}"
+        k, c = max(known, key=lambda kc: POINTS[kc[1]])
+        return {"type": "swap", "slot": k}, f"has to swap {drawn} for its {card_name(c)}"
+    if "draw" in by_type or "tap" in by_type:
+        known = _known_own(view)
+        unknown = _unknown_own(view)
+        total = sum(POINTS[c] for _, c in known)
+        taps = by_type.get("tap")
+        if taps:
+            if not unknown and total < TAP_LIMIT:
+                return taps[0], "taps: its whole hand is known and low"
+            if _turns_each(view) >= VERY_LONG_ROUND:
+                return taps[0], "taps: the round has gone on long enough"
+        stock = [a for a in by_type.get("draw", []) if a["from"] == "stock"]
+        if stock:
+            return stock[0], "draws from the stock"
+        take = [a for a in by_type.get("draw", []) if a["from"] == "discard"]
+        if take:
+            return take[0], f"takes the {card_name(view['discard']['top'])}: the stock is empty"
+        return (taps or legal)[0], "has no other move"
     return None, "waits"
 
 
@@ -161,7 +205,7 @@ def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[
     if not legal:
         return None, "waits"
     by_type = _by_type(legal)
-    slap, why = _slap_known(view, by_type, own_k_hearts=True)
+    slap, why = _slap_known(view, by_type, own_k_hearts=False)
     if slap is not None:
         return slap, why
     if "peek" in by_type:
@@ -231,11 +275,10 @@ def _reference_draw(view: View, by_type: dict[str, list[Action]]) -> tuple[Actio
     known = _known_own(view)
     unknown = _unknown_own(view)
     total = sum(POINTS[c] for _, c in known)
-    estimate = total + DECK_MEAN * len(unknown)
     taps = by_type.get("tap")
     if taps:
         each = _turns_each(view)
-        if (not unknown and total < TAP_LIMIT) or (each >= LONG_ROUND and estimate <= 12) or each >= VERY_LONG_ROUND:
+        if (not unknown and total < TAP_LIMIT) or each >= VERY_LONG_ROUND:
             if not unknown and total < TAP_LIMIT:
                 return taps[0], "taps: its whole hand is known and low"
             return taps[0], "taps: the round has gone on long enough"
@@ -429,6 +472,15 @@ def _strong_card_action(view: View, by_type: dict[str, list[Action]]) -> tuple[A
             return a, _exchange_reason(view, a)
     return {"type": "skip"}, "sees no swap that helps"
 
+
+LEVEL_BLURBS: dict[str, str] = {
+    "random": "Keeps low cards and learns its own with 9s and 10s, but never slaps, never touches other hands and "
+              "is slow to tap.",
+    "reference": "Remembers everything it sees, trades high cards for lower ones, uses its card actions and slaps "
+                 "the matches it knows.",
+    "strong": "Also counts the cards still unseen, sets up slaps of its own cards, raids other hands with Jacks and "
+              "Queens and taps as soon as it is ahead.",
+}
 
 BOTS: dict[str, Bot] = {"random": random_bot, "reference": reference_bot, "strong": strong_bot}
 

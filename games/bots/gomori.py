@@ -58,11 +58,23 @@ def _describe(action: Action) -> str:
 # ---------------------------------------------------------------------------------------------------------
 
 def random_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
-    """Any legal play, uniformly."""
+    """The Rookie: any legal play, except that it never lets a gather go (then it takes the biggest one)."""
     if not legal:
         return None, "has nothing to play"
+    board = board_from_view(view)
+    if board:
+        gains: list[tuple[int, float, Action]] = []
+        for action in legal:
+            target = tuple(action["king_target"]) if "king_target" in action else None
+            _, gain, _ = play_on_board(board, action["card"], (action["at"][0], action["at"][1]),
+                                       target)  # type: ignore[arg-type]
+            if gain:
+                gains.append((gain, rng.random(), action))
+        if gains:
+            gain, _, action = max(gains, key=lambda item: (item[0], item[1]))
+            return action, f"gathers {gain} cards with {_describe(action)}"
     action = rng.choice(legal)
-    return action, f"plays {_describe(action)} at random"
+    return action, f"plays {_describe(action)}: nothing to gather"
 
 
 def play_on_board(board: Board, card: str, at: Cell, target: Cell | None) -> tuple[Board, int, bool]:
@@ -397,6 +409,14 @@ def _search_reason(board: Board, action: Action) -> str:
         return f"stacks {_describe(action)} to play again"
     return f"plays {_describe(action)}: nothing to gather, so it leaves the opponent least"
 
+
+LEVEL_BLURBS: dict[str, str] = {
+    "random": "Plays its cards almost at random, but never misses a chance to gather.",
+    "reference": "The classic greedy player: each card goes where it gathers most right now, stacking to play again "
+                 "when nothing gathers.",
+    "search": "Plans its whole turn of chained plays to gather the most, and leaves you as little as possible to "
+              "gather next.",
+}
 
 BOTS: dict[str, Bot] = {
     "random": random_bot,

@@ -233,9 +233,16 @@ def _placements(view: View, rng: random.Random) -> list[tuple[int, float, Action
 
 
 def random_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
-    """Any legal action."""
+    """The Rookie: any placement worth at least half the best one on offer, and a cover at random."""
     if not legal:
         return None, "has nothing to do"
+    if view["phase"] == "place":
+        placements = _placements(view, rng)
+        if placements:
+            top = placements[0][0]
+            fair = [item for item in placements if 2 * item[0] >= top]
+            action = rng.choice(fair)[2]
+            return action, _explain(view, action)[1]
     action = rng.choice(legal)
     if action["type"] == "place":
         return action, f"places {action['tile']} at {cell_text(_cell(action['at']))} at random"
@@ -354,5 +361,11 @@ def search_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
         return _search_place(view, legal, rng)
     return _search_cover(view, legal, rng)
 
+
+LEVEL_BLURBS: dict[str, str] = {
+    "random": "Places any tile worth at least half the best score on offer, and covers a tile at random.",
+    "reference": "Always places for the most points, then covers the tile that would feed your best reply.",
+    "search": "Weighs each placement against your best reply, and covers so as to leave you the least.",
+}
 
 BOTS: dict[str, Bot] = {"random": random_bot, "reference": reference_bot, "search": search_bot}

@@ -37,17 +37,39 @@ def _by_type(legal: list[Action]) -> dict[str, list[Action]]:
 # ---------------------------------------------------------------------------------------------------------
 
 def random_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
-    """Random legal moves, biased so games end: a lay-down or an add half the time each, else a discard."""
+    """The Rookie: draws from the stock only, lays down the first combination it finds as soon as it may
+    (the rest in later lay-downs), adds what fits to its own packs (never to the opponent's), and discards
+    at random among the cards outside its packs, never a joker while it has another card."""
     if not legal:
         return None, "nothing to do"
     kinds = _by_type(legal)
+    hand: list[str] = view["hand"]
     if kinds["draw"]:
-        return rng.choice(kinds["draw"]), "draws at random"
-    if kinds["meld"] and rng.random() < 0.5:
-        return rng.choice(kinds["meld"]), "lays down a random combination"
-    if kinds["add"] and rng.random() < 0.5:
-        return rng.choice(kinds["add"]), "adds a random card"
-    return rng.choice(kinds["discard"]), "discards at random"
+        stock = [a for a in kinds["draw"] if a["from"] == "stock"]
+        if stock:
+            return stock[0], "draws from the stock"
+        top = view["discard_top"]
+        return kinds["draw"][0], f"takes the {card_name(top)}: the stock is empty"
+    if kinds["meld"]:
+        # the first lay-down it finds, not the best one: the rest follows in later lay-downs
+        action = kinds["meld"][0]
+        value = sum(new_pack(list(cards), 0).value for cards in action["packs"])
+        return action, f"lays down {value}: {describe_meld(action['packs'])}"
+    # a beginner's blind spot: it adds only to its own packs, never to the opponent's
+    own = [a for a in kinds["add"] if view["packs"][a["pack"]]["owner"] == view["seat"]]
+    if own:
+        action = min(own, key=_add_order)
+        return action, f"adds the {card_name(action['card'])} to pack {action['pack'] + 1}"
+    rest = list(hand)
+    if not view["laid_down"][view["seat"]]:
+        packs, _ = best_meld(hand, keep=1)
+        for pack in packs:
+            for card in pack:
+                rest.remove(card)
+    spare = [c for c in rest if c not in JOKER_SUITS] or [c for c in hand if c not in JOKER_SUITS] or hand
+    card = rng.choice(spare)
+    action = next(a for a in kinds["discard"] if a["card"] == card)
+    return action, f"discards the {card_name(card)}"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -179,6 +201,13 @@ def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[
         return action, f"adds the {card_name(action['card'])} to pack {action['pack'] + 1}"
     return _discard_choice(view, kinds, hand, table_counts(view))
 
+
+LEVEL_BLURBS: dict[str, str] = {
+    "random": "Lays down and adds to its own packs as soon as it can, but keeps no pairs, never takes the discard "
+              "and throws cards away at random.",
+    "reference": "Plays like the original Romme app: lays down its most valuable packs, keeps pairs that can still "
+                 "be completed and throws its highest card.",
+}
 
 BOTS: dict[str, Bot] = {"random": random_bot, "reference": reference_bot}
 
