@@ -17,13 +17,14 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.crypto import constant_time_compare
 
 from . import selectors, services
 from .engines import IllegalAction
 from .engines.columbo import SlapTooLate
 from .live import LiveMatch, hub
-from .rendering import SocketPage, error_fragment, match_meta, page_view, presenter, seat_names
+from .rendering import SocketPage, error_fragment, match_meta, page_view, presenter, render_fragment, seat_names
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,8 @@ MAX_FRAME_BYTES = 4096
 # (the bench, a quick player) is never cut off, while a flood of anything else is closed.
 BURST = 40
 RATE = 20.0
-OPS = frozenset({"resign", "claim", "claim_bot", "rematch"})
+OPS = frozenset({"resign", "claim", "claim_bot", "rematch", "decline", "cancel", "leave", "abort", "retake", "chat",
+                 "mute", "unmute"})
 # A slap that lost the race is told so; the winner's update, right behind, must not wipe the message at once.
 LATE_NOTICE_SECONDS = 4.0
 _SEAT_TOKEN = re.compile(r"\{s(\d)\}('s)?")
@@ -219,6 +221,10 @@ class MatchConsumer(SessionBound):
             return
         held = live.snap.seat_of(self.user_id)
         self.seat = held.index if held is not None and not held.is_bot else None
+        # A person whose seat a bot plays since they left watches, and may take it back.
+        self.own_seat = held.index if held is not None and held.left else None
+        self.notice: tuple[Any, ...] | None = None
+        self.rematch_url: str | None = None
         if not (live.snap.is_public or self.seat is not None
                 or (code and secrets.compare_digest(code, live.snap.invite_code))):
             await self.close(code=CLOSE_FORBIDDEN)
@@ -344,7 +350,8 @@ class MatchConsumer(SessionBound):
         """A refusal with the players' names in place of the engine's {sN} tokens."""
         if self.live is None:
             return message
-        return name_seats(message, seat_names(match_meta(self.live.snap, self.live.presence)), self.seat)
+        return name_seats(message, seat_names(match_meta(self.live.snap, self.live.presence, self.live.watchers,
+                                                         self.live.state)), self.seat)
 
     async def handle_op(self, op: str, frame: dict[str, Any]) -> None:
         live = self.live
@@ -362,10 +369,25 @@ class MatchConsumer(SessionBound):
                 if target is None:
                     raise services.ServiceError("Say which seat to claim.")
                 await live.claim(user_id=self.user_id, absent_seat=target, with_bot=op == "claim_bot")
-            elif op == "rematch":
-                await live.rematch(user_id=self.user_id)
+            elif op in {"rematch", "decline"}:
+                await live.rematch(user_id=self.user_id, accept=op == "rematch")
+            elif op == "cancel":
+                await live.cancel(user_id=self.user_id)
+                await self.goto(reverse("play"))
+            elif op == "leave":
+                await database_sync_to_async(services.leave_match)(match_id=self.match_id, user=self.scope["user"])
+                await self.goto(reverse("play"))
+            elif op == "abort":
+                await live.abort(user_id=self.user_id)
+            elif op == "retake":
+                await live.retake(user_id=self.user_id)
+                await self.goto(live.snap_url())  # the page comes back as the seat's own
         except services.ServiceError as error:
             await self.send_error(str(error))
+
+    async def goto(self, url: str) -> None:
+        """Move this page to another address (the match was left, a seat taken back)."""
+        await self.send(text_data=render_fragment("goto", {"goto": url}))
 
     # -- outgoing ------------------------------------------------------------------------------
 
@@ -398,7 +420,7 @@ class MatchConsumer(SessionBound):
                 self.late = None
         # What every socket of this update shares: the match's meta and each seat's view, made once.
         if "meta" not in shared:
-            shared["meta"] = match_meta(live.snap, live.presence)
+            shared["meta"] = match_meta(live.snap, live.presence, live.watchers, live.state)
         meta = shared["meta"]
         view = self.view_of(live, shared)
         if fragments is None:
@@ -406,8 +428,29 @@ class MatchConsumer(SessionBound):
         else:
             html = self.page.update(meta, view, self.seat, self.ui, error=error, fragments=fragments,
                                     changed_only=False, shared=shared)
+        html += self.extras(live, meta)
         if html:
             await self.send(text_data=html)
+
+    def extras(self, live: LiveMatch, meta: dict[str, Any]) -> str:
+        """What only this socket is sent: the notice of a seat handed to a bot, the move to a rematch."""
+        html = ""
+        if self.own_seat is not None:
+            seat = live.snap.seat(self.own_seat)
+            left = seat is not None and seat.left and live.snap.status == "active"
+            move = next((h["move"] for h in reversed(live.snap.handovers) if h["seat"] == self.own_seat), 0)
+            notice = (left, move)
+            if notice != self.notice:
+                self.notice = notice
+                html += render_fragment("seat_notice", {"left_seat": self.own_seat if left else None,
+                                                        "left_move": move})
+        url = meta["rematch_url"]
+        if self.rematch_url is None:
+            self.rematch_url = url  # what the page had when it opened: an old rematch moves nobody
+        elif url and url != self.rematch_url:
+            self.rematch_url = url
+            html += render_fragment("goto", {"goto": url})
+        return html
 
     async def send_error(self, message: str) -> None:
         await self.send(text_data=error_fragment(message))

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import orjson
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.urls import reverse
 from django.utils import timezone
 
 from . import services
@@ -84,11 +85,12 @@ class Writer:
 
 
 class LiveMatch:
-    def __init__(self, hub: Hub, snap: Snapshot, presence: dict[int, Presence]) -> None:
+    def __init__(self, hub: Hub, snap: Snapshot, presence: dict[int, Presence], watchers: int = 0) -> None:
         self.hub = hub
         self.snap = snap
         self.state = self.engine.load(snap.state) if snap.state is not None else None
         self.presence = presence
+        self.watchers = watchers  # spectators' sockets on the match, in every process
         self.sockets: set[Viewer] = set()
         self.lock = asyncio.Lock()
         self.bot_timer: asyncio.TimerHandle | None = None
@@ -101,6 +103,9 @@ class LiveMatch:
     @property
     def engine(self) -> Any:
         return get_engine(self.snap.game)
+
+    def snap_url(self) -> str:
+        return reverse("match", args=[self.id])
 
     def view(self, seat: int | None) -> dict[str, Any] | None:
         return self.engine.view(self.state, seat) if self.state is not None else None
@@ -124,12 +129,41 @@ class LiveMatch:
         await self.change(lambda snap, state: (services.decide_claim(
             snap, state, user_id=user_id, absent_seat=absent_seat, presence=presence, bot=bot), state), fresh=True)
 
-    async def rematch(self, *, user_id: int) -> None:
+    async def rematch(self, *, user_id: int, accept: bool = True) -> None:
         def decide(snap: Snapshot, state: Any) -> tuple[Change, Any] | None:
-            change = services.decide_rematch(snap, user_id=user_id)
+            if accept:
+                change = services.decide_rematch(snap, user_id=user_id)
+            else:
+                change = services.decide_decline_rematch(snap, user_id=user_id)
             return (change, state) if change is not None else None
 
         await self.change(decide)
+
+    async def cancel(self, *, user_id: int) -> None:
+        await self.change(lambda snap, state: (services.decide_cancel(snap, user_id=user_id), state))
+
+    async def abort(self, *, user_id: int) -> None:
+        await self.change(lambda snap, state: (services.decide_abort(snap, user_id=user_id), state))
+
+    async def retake(self, *, user_id: int) -> None:
+        await self.change(lambda snap, state: (services.decide_retake(snap, state, user_id=user_id), state))
+
+    async def due(self) -> bool:
+        """What the clock and the bots have to do now: flag a person out of time, let a due bot act."""
+        flagged = False
+        due = self.snap.clock_due_at
+        if due is not None and due <= timezone.now() and self.state is not None:
+            bot = None
+            if self.snap.players > 2:
+                bot = await database_sync_to_async(services.bot_player)(self.snap.game,
+                                                                       services.takeover_level(self.snap.game))
+
+            def decide(snap: Snapshot, state: Any) -> tuple[Change, Any] | None:
+                change = services.decide_timeout(snap, state, bot=bot)
+                return (change, state) if change is not None else None
+
+            flagged = await self.change(decide)
+        return await self.bot_turn() or flagged
 
     async def bot_turn(self) -> bool:
         """Let a due bot seat act (its thinking runs off the event loop); False if none was due."""
@@ -219,7 +253,7 @@ class LiveMatch:
         if self.bot_timer is not None:
             self.bot_timer.cancel()
             self.bot_timer = None
-        due = self.snap.bot_due_at
+        due = min((t for t in (self.snap.bot_due_at, self.snap.clock_due_at) if t is not None), default=None)
         if due is None or self.snap.status != "active" or not self.sockets:
             return
         delay = max(0.0, (due - timezone.now()).total_seconds())
@@ -230,7 +264,7 @@ class LiveMatch:
         if not self.sockets:  # dropped meanwhile: the runner has it
             return
         try:
-            await self.bot_turn()
+            await self.due()
         except Exception:
             log.exception("bot turn failed in match %s", self.id)
 
@@ -239,9 +273,9 @@ class LiveMatch:
     async def arrive(self, socket: Viewer) -> None:
         """A seat's socket is about to open: its presence is recorded (and shown to the others) first, so
         whoever connects next sees it."""
-        if socket.seat is not None:
-            await database_sync_to_async(services.presence_open)(match_id=self.id, seat=socket.seat,
-                                                                 socket=socket.channel_name)
+        await database_sync_to_async(services.presence_open)(match_id=self.id, seat=socket.seat,
+                                                             socket=socket.channel_name)
+        if socket.seat is not None:  # spectators are counted at the next heartbeat, not announced one by one
             await self.refresh_presence()
 
     def attach(self, socket: Viewer) -> None:
@@ -254,18 +288,18 @@ class LiveMatch:
 
     async def detach(self, socket: Viewer) -> None:
         self.sockets.discard(socket)
+        await database_sync_to_async(services.presence_close)(match_id=self.id, seat=socket.seat,
+                                                              socket=socket.channel_name)
         if socket.seat is not None:
-            await database_sync_to_async(services.presence_close)(match_id=self.id, seat=socket.seat,
-                                                                  socket=socket.channel_name)
             await self.refresh_presence()
         if not self.sockets:
             await self.hub.drop(self)
 
     async def refresh_presence(self, publish: bool = True) -> None:
-        presence = await database_sync_to_async(services.presence_of)(self.id)
-        if presence == self.presence:
+        presence, watchers = await database_sync_to_async(services.attendance)(self.id)
+        if presence == self.presence and watchers == self.watchers:
             return
-        self.presence = presence
+        self.presence, self.watchers = presence, watchers
         if publish and not self.hub.alone:
             with contextlib.suppress(Exception):
                 await get_channel_layer().group_send(services.match_group(self.id),
@@ -288,7 +322,7 @@ class LiveMatch:
             try:
                 for socket in list(self.sockets):
                     await socket.session_check({})  # a session that ended without a signal (expiry, admin)
-                    if socket.seat is not None and socket in self.sockets:
+                    if socket in self.sockets:
                         await database_sync_to_async(services.presence_beat)(socket=socket.channel_name)
                 await self.refresh_presence()
             except Exception:
@@ -331,8 +365,8 @@ class Hub:
             await self._listen()
             await get_channel_layer().group_add(services.match_group(match_id), self.channel)
             snap = await database_sync_to_async(services.load)(match_id)
-            presence = await database_sync_to_async(services.presence_of)(match_id) if snap else {}
-            live = LiveMatch(self, snap, presence) if snap is not None else None
+            presence, watchers = await database_sync_to_async(services.attendance)(match_id) if snap else ({}, 0)
+            live = LiveMatch(self, snap, presence, watchers) if snap is not None else None
             if live is not None:
                 self.matches[match_id] = live
             future.set_result(live)
@@ -358,7 +392,7 @@ class Hub:
         if live is None:
             return False
         try:
-            return await live.bot_turn()
+            return await live.due()
         finally:
             if not live.sockets:
                 await self.drop(live)

@@ -171,6 +171,9 @@ class ChatMute(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["match", "user", "muted"], name="one_mute")]
 
+    def __str__(self) -> str:
+        return f"{self.match_id}: {self.user_id} mutes {self.muted_id}"
+
 
 class Move(models.Model):
     """Append-only: one row per applied action, in order. Seed + options + moves replay the match."""

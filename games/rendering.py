@@ -16,9 +16,10 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from .catalog import GAMES
+from .engines import get_engine
 from .jinja import render_block
 from .models import Match
-from .services import Presence, Snapshot, away_seconds_left
+from .services import Presence, Snapshot, abort_allowed, away_seconds_left, clock_now
 
 TABLE_SCRIPTS = {"rummy": "js/rummy.js"}
 FRAGMENTS = ("players", "status", "board", "hand", "log", "error")
@@ -61,29 +62,53 @@ def bot_reasons(snap: Snapshot) -> dict[int, list[str]]:
     return reasons
 
 
-def match_meta(snap: Snapshot, presence: dict[int, Presence]) -> dict[str, Any]:
+def distinct_names(names: list[str]) -> list[str]:
+    """The seats' names with a number added to repeats (two Regular bots in one match), so the log is never
+    ambiguous: "Columbo Regular (bot)", "Columbo Regular 2 (bot)"."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] == 1 or not name:
+            out.append(name)
+        elif name.endswith(" (bot)"):
+            out.append(f"{name[:-6]} {seen[name]} (bot)")
+        else:
+            out.append(f"{name} ({seen[name]})")
+    return out
+
+
+def match_meta(snap: Snapshot, presence: dict[int, Presence], watchers: int = 0, state: Any = None) -> dict[str, Any]:
     """What every viewer may know about the match itself: players, presence, status, result."""
     reasons = bot_reasons(snap)
     now = timezone.now()
     players = []
+    names = distinct_names([s.player.name if s.player else "" for s in snap.seats])
+    bot_names = distinct_names([s.actor.name if s.actor else "" for s in snap.seats])
+    if snap.clock and state is None and snap.state is not None:
+        state = _state_of(snap)
+    clocks = clock_now(snap, state, now) if snap.clock else []
     for seat in snap.seats:
         player = seat.player
         players.append(
             {
                 "index": seat.index,
-                "name": player.name if player else "",
+                "name": names[seat.index],
                 "username": player.username if player else "",
                 "avatar": player.avatar if player else "",
                 "profile_url": player.profile_url if player else "",
-                "is_bot": bool(player and player.is_bot),
+                "is_bot": seat.is_bot,
+                "left": seat.left,
+                "bot_name": bot_names[seat.index] if seat.left else "",
                 "user_id": player.user_id if player else None,
                 "open": player is None,
                 "invite_only": seat.invite_only,
-                "present": bool(player and (player.is_bot or (presence.get(seat.index) or _AWAY).present)),
+                "present": bool(player and (seat.is_bot or (presence.get(seat.index) or _AWAY).present)),
                 "claim_in": (
                     away_seconds_left(presence.get(seat.index), snap.turn_started_at, now)
-                    if player and not player.is_bot else None
+                    if seat.is_person else None
                 ),
+                "clock": round(clocks[seat.index], 1) if seat.index < len(clocks) else None,
                 "score": seat.final_score,
                 "place": seat.place,
                 "reasons": reasons.get(seat.index, []),
@@ -100,6 +125,13 @@ def match_meta(snap: Snapshot, presence: dict[int, Presence]) -> dict[str, Any]:
         "is_public": snap.is_public,
         "rated": snap.rated,
         "rematch_votes": list(snap.rematch_votes),
+        "rematch_declined": snap.rematch_declined,
+        "abort_allowed": abort_allowed(snap),
+        "handovers": snap.handovers,
+        "watchers": watchers,
+        "created_by_id": snap.created_by_id,
+        "invite_code": snap.invite_code,  # drawn for the seated players only (the status fragment)
+        "clock": snap.clock,
         "rematch_url": reverse("match", args=[snap.rematch_id]) if snap.rematch_id else "",
         "url": reverse("match", args=[snap.id]),
         # Seconds since the deal while the match is on (Columbo solo's clock); the server's time, never the browser's.
@@ -109,6 +141,11 @@ def match_meta(snap: Snapshot, presence: dict[int, Presence]) -> dict[str, Any]:
 
 
 _AWAY = Presence(False, None)
+
+
+def _state_of(snap: Snapshot) -> Any:
+    engine = get_engine(snap.game)
+    return engine.load(snap.state)
 
 
 def seat_names(meta: dict[str, Any]) -> list[str]:
@@ -157,6 +194,41 @@ def format_event(text: str, names: list[str], viewer: int | None) -> SafeString:
     return mark_safe(_SEAT_TOKEN.sub(name, escaped))
 
 
+def handover_events(handovers: Any) -> list[tuple[int, str]]:
+    """The record's own log lines: (the number of engine entries before it, the sentence with {sN})."""
+    events = []
+    for h in handovers:
+        seat = h["seat"]
+        why = "ran out of time" if h.get("why") == "time" else "left"
+        events.append((h["log"], f"{{s{seat}}} {why}; a bot plays their seat from move {h['move']}."))
+        if "until_log" in h:
+            events.append((h["until_log"], f"{{s{seat}}} took their seat back at move {h['until_move']}."))
+    return events
+
+
+def log_entries(
+    entries: list[dict[str, Any]], start: int, total: int, names: list[str], seat: int | None, handovers: Any,
+    events_from: int = 0,
+) -> list[dict[str, Any]]:
+    """Engine log entries numbered from `start`, newest first, with each seat named as who played it then:
+    a seat handed to a bot is the bot's in the entries of its moves, and the handover is a line of its own."""
+    if not handovers:
+        return [{"text": format_event(e.get("text", ""), names, seat), "seat": e.get("seat")}
+                for e in reversed(entries)]
+    lines: list[tuple[int, int, dict[str, Any]]] = []
+    for offset, entry in enumerate(entries):
+        number = start + offset
+        named = list(names)
+        for h in handovers:
+            if h["log"] <= number < h.get("until_log", total + 1) and h["seat"] < len(named):
+                named[h["seat"]] = h["bot"]
+        lines.append((number, 1, {"text": format_event(entry.get("text", ""), named, seat), "seat": entry.get("seat")}))
+    for number, text in handover_events(handovers):
+        if events_from <= number <= total:
+            lines.append((number, 0, {"text": format_event(text, names, seat), "seat": None}))
+    return [line for _, _, line in sorted(lines, key=lambda item: (item[0], item[1]), reverse=True)]
+
+
 def log_count(view: dict[str, Any] | None) -> int:
     """How many log entries the game has (the view may carry only the tail)."""
     if view is None:
@@ -195,20 +267,21 @@ def table_context(
     ]
     if view is not None:
         log = view.get("log", [])[-LOG_TAIL:]
-        skip = max(0, log_from - (log_count(view) - len(log)))
-        log = log[skip:]
-        context["log"] = [
-            {"text": format_event(entry.get("text", ""), names, seat), "seat": entry.get("seat")}
-            for entry in reversed(log)
-        ]
+        first = log_count(view) - len(log)  # the number of the first entry of the tail
+        skip = max(0, log_from - first)
+        # Only new entries (log_from): a handover line before them was sent with the entries before it.
+        context["log"] = log_entries(log[skip:], first + skip, log_count(view), names, seat,
+                                     meta.get("handovers") or (), events_from=first + skip + (1 if log_from else 0))
         context["my_turn"] = seat is not None and seat in view.get("must_act", [])
-        context["waiting_on"] = [names[i] for i in view.get("must_act", []) if i != seat]
+        context["waiting_on"] = [meta["players"][i]["bot_name"] or names[i] for i in view.get("must_act", [])
+                                 if i != seat and i < len(meta["players"])]
         context["table"] = presenter(slug).present(view, seat, ui or {}, names)
         context["away"] = [
             p for p in meta["players"]
             if not p["present"] and not p["is_bot"] and not p["open"] and p["index"] in view.get("must_act", [])
             and p["index"] != seat
         ]
+    context["rematch_offerers"] = [names[i] for i in meta["rematch_votes"] if i != seat and i < len(names)]
     if meta["result"]:
         context["outcome"] = describe_result(meta, seat)
     return context
@@ -218,8 +291,14 @@ def describe_result(meta: dict[str, Any], seat: int | None) -> str:
     result = meta["result"] or {}
     names = seat_names(meta)
     reason = result.get("reason")
+    by = result.get("by")
     if reason == "cancelled":
-        return "The match was cancelled."
+        return "The match was cancelled before it started."
+    if reason == "aborted":
+        if by is None:
+            return "An administrator aborted the match: it counts for nothing."
+        who = "you" if by == seat else names[by]
+        return f"The match was aborted by {who} before everyone had moved: it counts for nothing."
     winners = result.get("winners", [])
     scores = result.get("scores") or []
     if len(meta["players"]) == 1 and scores and reason == "normal":
@@ -228,6 +307,8 @@ def describe_result(meta: dict[str, Any], seat: int | None) -> str:
         text = "A draw."
     elif seat is not None and seat in winners:
         text = "You won!" if len(winners) == 1 else "You share the win."
+    elif not winners:
+        text = "Nobody wins."
     else:
         text = " and ".join(names[i] for i in winners) + (" wins." if len(winners) == 1 else " share the win.")
     loser = result.get("loser")
@@ -235,6 +316,11 @@ def describe_result(meta: dict[str, Any], seat: int | None) -> str:
         text += f" {'You' if loser == seat else names[loser]} resigned."
     elif reason == "abandon" and loser is not None:
         text += f" {'You' if loser == seat else names[loser]} left the match."
+    elif reason == "time" and loser is not None:
+        text += f" {'You' if loser == seat else names[loser]} ran out of time."
+    for index in result.get("left", []):
+        if index != loser and index < len(names):
+            text += f" {'You' if index == seat else names[index]} left the table: a loss, whatever the bot achieved."
     return text
 
 
@@ -276,7 +362,7 @@ class SocketPage:
         person's own click sends its fragments whatever they hold). `shared` holds fragments already drawn
         in this same update of the match for another socket, by who sees them and their selection."""
         total = log_count(view)
-        names = seat_names(meta)
+        names = [*seat_names(meta), repr(meta.get("handovers"))]  # a handover renames past entries
         same_names = names == self.log_names  # a player renamed: the entries shown carry the old name
         nothing_new = self.log_shown == total and same_names
         new_entries = (
@@ -316,10 +402,11 @@ def _drawn_from(name: str, context: dict[str, Any], view: dict[str, Any] | None,
     """The data a fragment is drawn from: equal data, equal HTML."""
     meta = context["meta"]
     if name == "players":
-        return context["players"], (view or {}).get("must_act"), meta["status"]
+        return context["players"], (view or {}).get("must_act"), meta["status"], meta["watchers"]
     if name == "status":
         table = context.get("table") or {}
-        return (meta["status"], meta["result"], meta["rematch_votes"], meta["rematch_url"], context.get("my_turn"),
+        return (meta["status"], meta["result"], meta["rematch_votes"], meta["rematch_url"], meta["rematch_declined"],
+                meta["abort_allowed"], context.get("my_turn"),
                 context.get("waiting_on"), context.get("away"), table.get("prompt"), context.get("outcome"),
                 meta["players"] if meta["status"] == "finished" else None)
     if name == "error":

@@ -29,7 +29,13 @@ def my_matches(user: Any, limit: int = 30) -> list[Match]:
     matches = Match.objects.filter(
         seats__user=user, status__in=[Match.Status.WAITING, Match.Status.ACTIVE]
     ).distinct().order_by("-updated_at")
-    return list(_with_seats(matches)[:limit])
+    rows = list(_with_seats(matches)[:limit])
+    for match in rows:  # what the list offers besides opening it (the services decide again on the click)
+        others = [seat for seat in match.seats.all() if seat.user_id != user.pk]
+        match.can_cancel = match.status == Match.Status.WAITING and match.created_by_id == user.pk
+        match.can_abandon = (not match.can_cancel and bool(others)
+                             and all(seat.user is not None and seat.user.is_bot for seat in others))
+    return rows
 
 
 def lobby_lists(user: Any) -> dict[str, list[Match]]:

@@ -90,19 +90,37 @@ class Player:
 @dataclass(frozen=True)
 class SeatInfo:
     index: int
-    player: Player | None
+    player: Player | None  # who sat here, on the record (a player who left stays the seat's player)
     invite_only: bool = False
     joined_at: datetime | None = None
     final_score: int | None = None
     place: int | None = None
+    substitute: Player | None = None  # the bot playing the seat since its player left
 
     @property
     def user_id(self) -> int | None:
         return self.player.user_id if self.player else None
 
     @property
+    def actor(self) -> Player | None:
+        """Who plays the seat now."""
+        return self.substitute or self.player
+
+    @property
     def is_bot(self) -> bool:
-        return bool(self.player and self.player.is_bot)
+        """Whether a bot plays the seat now."""
+        actor = self.actor
+        return bool(actor and actor.is_bot)
+
+    @property
+    def left(self) -> bool:
+        """Whether its player left and a bot plays it."""
+        return self.substitute is not None
+
+    @property
+    def is_person(self) -> bool:
+        """A person sits here and plays the seat themselves."""
+        return self.player is not None and not self.is_bot
 
 
 @dataclass(frozen=True)
@@ -130,6 +148,13 @@ class Snapshot:
     rematch_id: int | None
     seats: tuple[SeatInfo, ...]
     notes: tuple[tuple[int, str], ...] = ()  # (seat, bot's reason) of the latest moves, oldest first
+    created_by_id: int | None = None
+    rematch_declined: int | None = None
+    handovers: list[dict[str, Any]] = field(default_factory=list)
+    moved: tuple[int, ...] = ()  # the seats that made at least one move
+    clock: dict[str, Any] = field(default_factory=dict)
+    clock_left: list[float] = field(default_factory=list)  # seconds each seat had at turn_started_at
+    clock_due_at: datetime | None = None
 
     @property
     def pk(self) -> int:
@@ -152,12 +177,14 @@ class Snapshot:
             SeatInfo(
                 index=s["index"], player=Player(**s["player"]) if s["player"] else None, invite_only=s["invite_only"],
                 joined_at=_time(s["joined_at"]), final_score=s["final_score"], place=s["place"],
+                substitute=Player(**s["substitute"]) if s["substitute"] else None,
             )
             for s in raw.pop("seats")
         )
-        for name in ("started_at", "finished_at", "turn_started_at", "bot_due_at"):
+        for name in ("started_at", "finished_at", "turn_started_at", "bot_due_at", "clock_due_at"):
             raw[name] = _time(raw[name])
         raw["notes"] = tuple((seat, note) for seat, note in raw["notes"])
+        raw["moved"] = tuple(raw["moved"])
         return cls(**raw, seats=seats)
 
 
@@ -171,7 +198,9 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
-def snapshot_of(match: Match, seats: list[Seat], notes: tuple[tuple[int, str], ...] = ()) -> Snapshot:
+def snapshot_of(
+    match: Match, seats: list[Seat], notes: tuple[tuple[int, str], ...] = (), moved: tuple[int, ...] = (),
+) -> Snapshot:
     return Snapshot(
         id=match.pk, game=match.game, players=match.players, options=match.options or {}, seed=match.seed,
         status=match.status, version=match.version, move_count=match.move_count, state=match.state,
@@ -181,21 +210,24 @@ def snapshot_of(match: Match, seats: list[Seat], notes: tuple[tuple[int, str], .
         result=match.result, rematch_votes=list(match.rematch_votes or []), rematch_id=match.rematch_id,
         seats=tuple(
             SeatInfo(s.index, Player.of(s.user) if s.user else None, s.invite_only, s.joined_at, s.final_score,
-                     s.place)
+                     s.place, Player.of(s.substitute) if s.substitute_id else None)
             for s in seats
         ),
-        notes=notes,
+        notes=notes, created_by_id=match.created_by_id, rematch_declined=match.rematch_declined,
+        handovers=list(match.handovers or []), moved=moved, clock=dict(match.clock or {}),
+        clock_left=list(match.clock_left or []), clock_due_at=match.clock_due_at,
     )
 
 
 def load(match_id: int) -> Snapshot | None:
-    """The match as it is in the database now (three queries), or None if there is no such match."""
+    """The match as it is in the database now (four queries), or None if there is no such match."""
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
         return None
-    seats = list(Seat.objects.filter(match_id=match_id).select_related("user").order_by("index"))
+    seats = list(Seat.objects.filter(match_id=match_id).select_related("user", "substitute").order_by("index"))
     recent = list(Move.objects.filter(match_id=match_id).order_by("-number").values_list("seat", "note")[:NOTES_KEPT])
-    return snapshot_of(match, seats, tuple(reversed(recent)))
+    moved = tuple(sorted(Move.objects.filter(match_id=match_id).order_by().values_list("seat", flat=True).distinct()))
+    return snapshot_of(match, seats, tuple(reversed(recent)), moved)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -254,7 +286,10 @@ def decide_move(
         snap, version=snap.version + 1, move_count=snap.move_count + 1, state=engine.dump(new_state),
         turn_started_at=now,
         rematch_votes=[], notes=(*snap.notes, (seat, note[:200]))[-NOTES_KEPT:],
+        moved=snap.moved if seat in snap.moved else tuple(sorted((*snap.moved, seat))),
     )
+    if snap.clock:
+        after = _run_clock(snap, state, after, new_state, mover=seat, now=now)
     change = Change(snap, after, move=(seat, action, note[:200]))
     if engine.is_over(new_state):
         _finish(change, engine.result(new_state), reason="normal", now=now)
@@ -263,12 +298,176 @@ def decide_move(
     return change, new_state
 
 
+# ---------------------------------------------------------------------------------------------
+# Lifecycle: cancel, abort, seats handed to bots and taken back, clocks
+
+
+def abort_allowed(snap: Snapshot) -> bool:
+    """A match may be aborted (ended unrated, on the record as aborted) until every person in it has moved;
+    from then on it can only be resigned."""
+    return snap.status == Match.Status.ACTIVE and any(
+        s.is_person and s.index not in snap.moved for s in snap.seats)
+
+
+def _closed(snap: Snapshot, *, reason: str, by: int | None) -> Snapshot:
+    return replace(snap, version=snap.version + 1, status=Match.Status.ABORTED, finished_at=timezone.now(),
+                   bot_due_at=None, clock_due_at=None,
+                   result={"reason": reason, "by": by, "scores": [], "winners": [], "draw": False})
+
+
+def decide_cancel(snap: Snapshot, *, user_id: int | None) -> Change:
+    """The creator calls off a match still waiting for players: it is in nobody's history or statistics."""
+    if snap.status != Match.Status.WAITING:
+        raise ServiceError("Only a match still waiting for players can be cancelled; abort or resign instead.")
+    seat = snap.seat_of(user_id)
+    if user_id is None or not (user_id == snap.created_by_id or (seat is not None and seat.index == 0)):
+        raise ServiceError("Only the match's creator can cancel it.")
+    return Change(snap, _closed(snap, reason="cancelled", by=seat.index if seat else None))
+
+
+def decide_abort(snap: Snapshot, *, user_id: int | None) -> Change:
+    """Any seated person ends the match unrated before everyone has made their first move."""
+    seat = snap.seat_of(user_id)
+    if seat is None or not seat.is_person:
+        raise ServiceError("Only a player of this match can abort it.")
+    if not abort_allowed(snap):
+        raise ServiceError("Everyone has moved: the match can no longer be aborted (you may resign).")
+    return Change(snap, _closed(snap, reason="aborted", by=seat.index))
+
+
+def _log_length(snap: Snapshot, state: Any) -> int:
+    return len(engine_of(snap).view(state, None).get("log") or []) if state is not None else 0
+
+
+def _hand_to_bot(snap: Snapshot, state: Any, index: int, bot: Player, *, why: str) -> Snapshot:
+    """The seat is played by `bot` from the next move on; the record keeps who sat there and from when."""
+    seats = list(snap.seats)
+    seat = seats[index]
+    seats[index] = replace(seat, substitute=bot)
+    handover = {"seat": index, "name": seat.player.name if seat.player else "", "bot": bot.name,
+                "move": snap.move_count + 1, "log": _log_length(snap, state), "why": why}
+    after = replace(snap, version=snap.version + 1, seats=tuple(seats), handovers=[*snap.handovers, handover])
+    return replace(after, bot_due_at=bot_due_at(after, state), clock_due_at=clock_due_at(after, state))
+
+
+def decide_retake(snap: Snapshot, state: Any, *, user_id: int | None) -> Change:
+    """A player whose seat was handed to a bot comes back before the end and plays it again."""
+    if snap.status != Match.Status.ACTIVE:
+        raise ServiceError("This match is not in progress.")
+    seat = snap.seat_of(user_id)
+    if seat is None or not seat.left:
+        raise ServiceError("You have no seat to take back in this match.")
+    seats = list(snap.seats)
+    seats[seat.index] = replace(seat, substitute=None)
+    handovers = [dict(h) for h in snap.handovers]
+    for handover in reversed(handovers):
+        if handover["seat"] == seat.index and "until_move" not in handover:
+            handover.update(until_move=snap.move_count + 1, until_log=_log_length(snap, state))
+            break
+    after = replace(snap, version=snap.version + 1, seats=tuple(seats), handovers=handovers)
+    if after.clock:
+        left = list(after.clock_left)
+        if after.clock.get("kind") == "turn":
+            left[seat.index] = float(after.clock["seconds"])
+        after = replace(after, clock_left=left)
+    after = replace(after, bot_due_at=bot_due_at(after, state), clock_due_at=clock_due_at(after, state))
+    return Change(snap, after, seats_changed=True)
+
+
+CLOCK_KINDS = ("none", "fischer", "turn")
+
+
+def clock_spec(kind: str, *, minutes: float = 0, increment: int = 0, turn_seconds: int = 0) -> dict[str, Any]:
+    """A match's clock as chosen at creation; ServiceError if out of range."""
+    if kind in ("", "none"):
+        return {}
+    if kind == "fischer":
+        if not 0.5 <= minutes <= 180 or not 0 <= increment <= 180:
+            raise ServiceError("A clock has 0.5 to 180 minutes per player and 0 to 180 seconds added per move.")
+        return {"kind": "fischer", "base": float(minutes) * 60, "increment": int(increment)}
+    if kind == "turn":
+        if not 5 <= turn_seconds <= 3600:
+            raise ServiceError("A turn limit is 5 to 3,600 seconds.")
+        return {"kind": "turn", "seconds": int(turn_seconds)}
+    raise ServiceError("Choose no clock, a clock per player, or a limit per turn.")
+
+
+def _clock_start(snap: Snapshot) -> list[float]:
+    full = snap.clock.get("base") if snap.clock.get("kind") == "fischer" else snap.clock.get("seconds")
+    return [float(full or 0)] * snap.players
+
+
+def clock_now(snap: Snapshot, state: Any, now: datetime | None = None) -> list[float]:
+    """Each seat's seconds left at `now` (the seats the game waits on lose the time since turn_started_at)."""
+    left = list(snap.clock_left)
+    if not snap.clock or not left or snap.status != Match.Status.ACTIVE or snap.turn_started_at is None:
+        return left
+    elapsed = ((now or timezone.now()) - snap.turn_started_at).total_seconds()
+    for index in must_act_of(snap, state):
+        if index < len(left):
+            left[index] = max(0.0, left[index] - elapsed)
+    return left
+
+
+def _run_clock(before: Snapshot, before_state: Any, after: Snapshot, after_state: Any, *, mover: int | None,
+               now: datetime) -> Snapshot:
+    """The clocks after a move: the waited-on seats pay the time it took; the mover gains its increment
+    (a clock per player) or each seat newly waited on starts a full turn (a limit per turn)."""
+    left = clock_now(before, before_state, now)
+    waited = must_act_of(before, before_state)
+    if before.clock.get("kind") == "fischer":
+        if mover is not None and mover < len(left):
+            left[mover] += before.clock.get("increment", 0)
+    else:
+        full = float(before.clock.get("seconds", 0))
+        for index in engine_of(after).must_act(after_state) if after_state is not None else ():
+            if index == mover or index not in waited:
+                left[index] = full
+    after = replace(after, clock_left=[round(x, 3) for x in left], turn_started_at=now)
+    return replace(after, clock_due_at=clock_due_at(after, after_state))
+
+
+def clock_due_at(snap: Snapshot, state: Any) -> datetime | None:
+    """When the first person the game waits on runs out of time (bots are never flagged)."""
+    if not snap.clock or snap.status != Match.Status.ACTIVE or state is None or not snap.clock_left:
+        return None
+    start = snap.turn_started_at or timezone.now()
+    due = [start + timedelta(seconds=snap.clock_left[i]) for i in must_act_of(snap, state)
+           if i < len(snap.clock_left) and snap.seats[i].is_person]
+    return min(due) if due else None
+
+
+def decide_timeout(snap: Snapshot, state: Any, *, bot: Player | None, now: datetime | None = None) -> Change | None:
+    """A person whose time ran out: in a game of two (or solo) they lose; with more, a bot takes their seat
+    (on the record, and a loss for them as when a player leaves). None if nobody's time is out."""
+    now = now or timezone.now()
+    if snap.clock_due_at is None or snap.clock_due_at > now or snap.status != Match.Status.ACTIVE:
+        return None
+    left = clock_now(snap, state, now)
+    out = [i for i in sorted(must_act_of(snap, state)) if snap.seats[i].is_person and left[i] <= 0.05]
+    if not out:
+        return None
+    snap = replace(snap, clock_left=[round(x, 3) for x in left], turn_started_at=now)
+    persons = [s for s in snap.seats if s.is_person]
+    if snap.players <= 2 or bot is None or len(persons) <= 1:
+        change = _end_with_loser(snap, out[0], reason="time")
+        change.after = replace(change.after, clock_due_at=None)
+        return change
+    after = snap
+    for index in out:
+        after = _hand_to_bot(after, state, index, bot, why="time")
+        after = replace(after, version=snap.version + 1)
+    return Change(snap, after, seats_changed=True)
+
+
 def decide_resign(snap: Snapshot, *, user_id: int | None) -> Change:
     if snap.status != Match.Status.ACTIVE:
         raise ServiceError("This match is not in progress.")
     seat = snap.seat_of(user_id)
     if seat is None or seat.is_bot:
         raise ServiceError("You have no seat in this match.")
+    if abort_allowed(snap):
+        raise ServiceError("Not everyone has moved yet: abort the match instead (it then counts for nothing).")
     return _end_with_loser(snap, seat.index, reason="resign")
 
 
@@ -318,12 +517,7 @@ def decide_claim(
         raise ServiceError(f"{absent.player.name} may still come back: you can claim in {remaining} s.")
     if bot is None:
         return _end_with_loser(snap, absent_seat, reason="abandon")
-    seats = list(snap.seats)
-    seats[absent_seat] = replace(absent, player=bot)
-    substituted = [*(snap.result or {}).get("substituted", []), absent_seat]
-    after = replace(snap, version=snap.version + 1, seats=tuple(seats),
-                    result={**(snap.result or {}), "substituted": substituted})
-    return Change(snap, replace(after, bot_due_at=bot_due_at(after, state)), seats_changed=True)
+    return Change(snap, _hand_to_bot(snap, state, absent_seat, bot, why="away"), seats_changed=True)
 
 
 def decide_rematch(snap: Snapshot, *, user_id: int | None) -> Change | None:
@@ -331,14 +525,28 @@ def decide_rematch(snap: Snapshot, *, user_id: int | None) -> Change | None:
     if snap.status != Match.Status.FINISHED:
         raise ServiceError("A rematch can be asked for once the match is over.")
     seat = snap.seat_of(user_id)
-    if seat is None or seat.is_bot:
+    if seat is None or not seat.is_person:
         raise ServiceError("Only players of this match can ask for a rematch.")
+    if snap.rematch_declined is not None:
+        raise ServiceError("The rematch was declined.")
     if snap.rematch_id or seat.index in snap.rematch_votes:
         return None
     votes = sorted({*snap.rematch_votes, seat.index})
-    humans = {s.index for s in snap.seats if s.player and not s.is_bot}
+    humans = {s.index for s in snap.seats if s.is_person}
     after = replace(snap, version=snap.version + 1, rematch_votes=votes)
     return Change(snap, after, make_rematch=humans <= set(votes))
+
+
+def decide_decline_rematch(snap: Snapshot, *, user_id: int | None) -> Change | None:
+    """Turn down the rematch someone offered: the offer is closed, for everyone."""
+    if snap.status != Match.Status.FINISHED:
+        raise ServiceError("There is no rematch to decline.")
+    seat = snap.seat_of(user_id)
+    if seat is None or not seat.is_person:
+        raise ServiceError("Only players of this match can decline a rematch.")
+    if snap.rematch_id or snap.rematch_declined is not None:
+        return None
+    return Change(snap, replace(snap, version=snap.version + 1, rematch_declined=seat.index))
 
 
 def decide_join(snap: Snapshot, *, player: Player, invite_code: str | None, seat_index: int | None) -> Change:
@@ -384,7 +592,9 @@ def _start_if_full(snap: Snapshot, now: datetime) -> Snapshot:
     engine = engine_of(snap)
     state = engine.new_game(snap.players, seed=snap.seed, options=snap.options)
     started = replace(snap, status=Match.Status.ACTIVE, started_at=now, turn_started_at=now, state=engine.dump(state))
-    return replace(started, bot_due_at=bot_due_at(started, state))
+    if started.clock:
+        started = replace(started, clock_left=_clock_start(started))
+    return replace(started, bot_due_at=bot_due_at(started, state), clock_due_at=clock_due_at(started, state))
 
 
 def _places(scores: list[int], winners: list[int], lower_is_better: bool) -> list[int]:
@@ -407,18 +617,37 @@ def _finish(change: Change, result: dict[str, Any], *, reason: str, now: datetim
     snap = change.after
     scores = list(result.get("scores", []))
     winners = list(result.get("winners", []))
-    places = _places(scores, winners, GAMES[snap.game].lower_is_better) if scores else [1] * snap.players
+    lower = GAMES[snap.game].lower_is_better
+    # A player who left loses, whatever the bot in their seat achieved; the others' results come from play.
+    left = [s.index for s in snap.seats if s.left]
+    if left and snap.players > 1:
+        result = {**result, "left": left}
+        stayed = [i for i in range(snap.players) if i not in left]
+        kept = [w for w in winners if w not in left]
+        if not kept and stayed and scores and reason == "normal":
+            best = (min if lower else max)(scores[i] for i in stayed)
+            kept = [i for i in stayed if scores[i] == best]
+        elif not kept and stayed and reason == "normal":
+            kept = stayed
+        winners = kept
+        result["winners"] = winners
+        result["draw"] = False if len(winners) <= 1 else bool(result.get("draw"))
+    places = _places(scores, winners, lower) if scores else [1 if i in winners or not winners else 2
+                                                                 for i in range(snap.players)]
+    if left and snap.players > 1:
+        last = max((places[i] for i in range(snap.players) if i not in left), default=0) + 1
+        places = [last if i in left else place for i, place in enumerate(places)]
     seats = tuple(replace(s, final_score=scores[s.index] if scores else None, place=places[s.index])
                   for s in snap.seats)
-    change.after = replace(snap, status=Match.Status.FINISHED, finished_at=now, bot_due_at=None, seats=seats,
-                           result={**(snap.result or {}), **result, "reason": reason})
+    change.after = replace(snap, status=Match.Status.FINISHED, finished_at=now, bot_due_at=None, clock_due_at=None,
+                           seats=seats, result={**(snap.result or {}), **result, "reason": reason})
     change.seats_changed = True
 
 
 def _end_with_loser(snap: Snapshot, loser: int, *, reason: str) -> Change:
     engine = engine_of(snap)
     scores = engine.scores(engine.load(snap.state))
-    winners = [i for i in range(snap.players) if i != loser]
+    winners = [i for i in range(snap.players) if i != loser and not snap.seats[i].left]
     change = Change(snap, replace(snap, version=snap.version + 1))
     _finish(change, {"scores": scores, "winners": winners, "draw": False, "loser": loser}, reason=reason,
             now=timezone.now())
@@ -437,12 +666,12 @@ def _reaction_delay(game: str, level: str) -> float:
 def bot_delay(snap: Snapshot, state: Any, seat: int, must: bool) -> float:
     """How long a bot seat waits: a short pause for its turn (longer where its bots ask for patience,
     e.g. to leave a person time for a card action), its level's reaction time for an optional move."""
-    info = snap.seats[seat]
+    actor = snap.seats[seat].actor
     if not must:
-        return _reaction_delay(snap.game, info.player.bot_level if info.player else "")
+        return _reaction_delay(snap.game, actor.bot_level if actor else "")
     delay = settings.GAMES_BOT_DELAY
     patience = getattr(bots_module(snap.game), "patience", None)
-    if patience is not None and any(not s.is_bot for s in snap.seats):
+    if patience is not None and any(s.is_person for s in snap.seats):
         delay = max(delay, patience(engine_of(snap).view(state, seat)))
     return delay
 
@@ -471,7 +700,7 @@ def decide_bot_turn(snap: Snapshot, state: Any, now: datetime | None = None) -> 
     if snap.status != Match.Status.ACTIVE or snap.bot_due_at is None or snap.bot_due_at > now:
         return None
     engine = engine_of(snap)
-    bots = {s.index: s.player.bot_level for s in snap.seats if s.player and s.is_bot}
+    bots = {s.index: s.actor.bot_level for s in snap.seats if s.actor and s.is_bot}
     must = set(engine.must_act(state))
     started = snap.turn_started_at or now
     for seat in sorted((s for s in engine.to_act(state) if s in bots), key=lambda s: (s not in must, s)):
@@ -521,9 +750,12 @@ def takeover_level(slug: str) -> str:
 
 
 def due_bot_matches(limit: int = 50) -> list[tuple[int, int]]:
-    """(match id, version) of active matches whose bots are due to act."""
-    rows = Match.objects.filter(status=Match.Status.ACTIVE, bot_due_at__lte=timezone.now()).order_by("bot_due_at")
-    return list(rows.values_list("id", "version")[:limit])
+    """(match id, version) of active matches whose bots are due to act or whose clock ran out."""
+    now = timezone.now()
+    active = Match.objects.filter(status=Match.Status.ACTIVE)
+    bots = active.filter(bot_due_at__lte=now).order_by("bot_due_at").values_list("id", "version")[:limit]
+    clocks = active.filter(clock_due_at__lte=now).order_by("clock_due_at").values_list("id", "version")[:limit]
+    return list(dict.fromkeys([*clocks, *bots]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -532,7 +764,7 @@ def due_bot_matches(limit: int = 50) -> list[tuple[int, int]]:
 
 # The match columns a change may write (everything else is fixed at creation).
 ROW_FIELDS = ("status", "version", "move_count", "state", "started_at", "finished_at", "turn_started_at", "bot_due_at",
-              "result", "rematch_votes", "rematch_id")
+              "result", "rematch_votes", "rematch_id", "rematch_declined", "handovers", "clock_left", "clock_due_at")
 
 
 def commit(changes: list[Change]) -> None:
@@ -562,10 +794,11 @@ def _is_plain_move(change: Change) -> bool:
 # The columns a plain move changes, and the statements that write it. Plain SQL with each field's own
 # conversion: building the ORM's UPDATE and INSERT cost several times the writes themselves (commit() of a
 # batch of 10 Gomori moves on SQLite: 1.35 ms a move through the ORM, 0.15 ms so).
-_MOVE_COLUMNS = ("version", "move_count", "state", "turn_started_at", "bot_due_at", "rematch_votes", "updated_at")
+_MOVE_COLUMNS = ("version", "move_count", "state", "turn_started_at", "bot_due_at", "rematch_votes", "clock_left",
+                 "clock_due_at", "updated_at")
 
 
-_JSON_COLUMNS = frozenset({"state", "rematch_votes"})
+_JSON_COLUMNS = frozenset({"state", "rematch_votes", "clock_left"})
 
 
 def _json_text(value: Any) -> str:
@@ -625,6 +858,7 @@ def _write(change: Change, now: datetime) -> bool:
             if old != new:
                 Seat.objects.filter(match_id=after.id, index=new.index).update(
                     user_id=new.user_id, joined_at=new.joined_at, final_score=new.final_score, place=new.place,
+                    substitute_id=new.substitute.user_id if new.substitute else None,
                 )
     if after.status == Match.Status.FINISHED and change.before.status != Match.Status.FINISHED:
         stats.record_finished(Match.objects.get(pk=after.id))
@@ -639,11 +873,12 @@ def _create_rematch(old: Snapshot) -> Match:
     """The next game of a finished match: same players, seats rotated, a new seed, dealt at once."""
     rematch = Match.objects.create(
         game=old.game, players=old.players, options=old.options, seed=secrets.randbits(48),
-        is_public=old.is_public, rated=old.rated, created_by_id=old.seats[0].user_id,
+        is_public=old.is_public, rated=old.rated, created_by_id=old.seats[0].user_id, clock=old.clock,
     )
     now = timezone.now()
-    for seat in old.seats:
-        Seat.objects.create(match=rematch, index=(seat.index + 1) % old.players, user_id=seat.user_id, joined_at=now)
+    for seat in old.seats:  # a player who left is not asked back: the bot that finished their game is
+        Seat.objects.create(match=rematch, index=(seat.index + 1) % old.players,
+                            user_id=seat.actor.user_id if seat.actor else None, joined_at=now)
     _deal(rematch.pk)
     return rematch
 
@@ -661,18 +896,21 @@ def _deal(match_id: int) -> None:
 # Presence: one row per open socket of a seat, outside the match row
 
 
-def presence_open(*, match_id: int, seat: int, socket: str) -> None:
+def presence_open(*, match_id: int, seat: int | None, socket: str) -> None:
+    """A socket opened on the match: a seat's (seat None: a spectator's, counted as watching)."""
     now = timezone.now()
     models.Presence.objects.update_or_create(
         socket=socket, defaults={"match_id": match_id, "seat": seat, "last_seen": now}
     )
-    Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=now)
+    if seat is not None:
+        Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=now)
 
 
-def presence_close(*, match_id: int, seat: int, socket: str) -> None:
-    """A socket for this seat closed; the abandonment clock runs from now."""
+def presence_close(*, match_id: int, seat: int | None, socket: str) -> None:
+    """A socket closed; for a seat, the abandonment clock runs from now."""
     models.Presence.objects.filter(socket=socket).delete()
-    Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=timezone.now())
+    if seat is not None:
+        Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=timezone.now())
 
 
 def presence_beat(*, socket: str) -> None:
@@ -681,18 +919,27 @@ def presence_beat(*, socket: str) -> None:
 
 def presence_of(match_id: int) -> dict[int, Presence]:
     """Each seat's presence now (two small queries)."""
+    return attendance(match_id)[0]
+
+
+def attendance(match_id: int) -> tuple[dict[int, Presence], int]:
+    """Each seat's presence now, and how many spectators watch (two small queries)."""
     now = timezone.now()
     fresh_after = now - timedelta(seconds=PRESENCE_STALE_SECONDS)
     seen: dict[int, list[datetime]] = {}
+    watchers = 0
     for seat, last_seen in models.Presence.objects.filter(match_id=match_id).values_list("seat", "last_seen"):
-        seen.setdefault(seat, []).append(last_seen)
+        if seat is None:
+            watchers += last_seen > fresh_after
+        else:
+            seen.setdefault(seat, []).append(last_seen)
     out = {}
     for seat, left, joined in Seat.objects.filter(match_id=match_id).values_list("index", "last_seen", "joined_at"):
         times = seen.get(seat, [])
         present = any(t > fresh_after for t in times)
         away_since = max((t for t in (*times, left or joined) if t is not None), default=None)
         out[seat] = Presence(present, None if present else away_since)
-    return out
+    return out, watchers
 
 
 # ---------------------------------------------------------------------------------------------
@@ -790,6 +1037,7 @@ def create_match(
     rated: bool = True,
     seed: int | None = None,
     first_seat_bot: str = "",
+    clock: dict[str, Any] | None = None,
 ) -> Match:
     """A new match with the creator in seat 0 and the other seats as asked; it starts once all are filled.
 
@@ -813,7 +1061,7 @@ def create_match(
     with transaction.atomic():
         match = Match.objects.create(
             game=game, players=players, options=clean, seed=seed if seed is not None else secrets.randbits(48),
-            is_public=is_public, rated=rated, created_by=creator,
+            is_public=is_public, rated=rated, created_by=creator, clock=clock or {},
         )
         now = timezone.now()
         first = bot_user(game, first_seat_bot) if first_seat_bot else creator
@@ -872,6 +1120,58 @@ def claim_abandoned(*, match_id: int, user: Any, absent_seat: int, take_over_wit
 
     with transaction.atomic():
         return _fresh(run_change(match_id, decide))
+
+
+def cancel_match(*, match_id: int, user: Any) -> Match:
+    """The creator calls off a match still waiting for players."""
+    with transaction.atomic():
+        return _fresh(run_change(match_id, lambda s: decide_cancel(s, user_id=getattr(user, "pk", None))))
+
+
+def abort_match(*, match_id: int, user: Any) -> Match:
+    """A player ends the match unrated before everyone has moved."""
+    with transaction.atomic():
+        return _fresh(run_change(match_id, lambda s: decide_abort(s, user_id=getattr(user, "pk", None))))
+
+
+def abandon_match(*, match_id: int, user: Any) -> Match:
+    """Walk away from a match against bots from "Your matches": aborted while that is allowed, else resigned
+    (a loss, as a player who leaves a game gets)."""
+    snap = load(match_id)
+    if snap is None:
+        raise ServiceError("There is no such match.")
+    seat = snap.seat_of(getattr(user, "pk", None))
+    if seat is None or not seat.is_person:
+        raise ServiceError("You have no seat in this match.")
+    if any(s.is_person for s in snap.seats if s.index != seat.index):
+        raise ServiceError("Only matches against bots can be abandoned from the list: resign at the table.")
+    if snap.status == Match.Status.WAITING:
+        return cancel_match(match_id=match_id, user=user)
+    if abort_allowed(snap):
+        return abort_match(match_id=match_id, user=user)
+    return resign(match_id=match_id, user=user)
+
+
+def retake_seat(*, match_id: int, user: Any) -> Match:
+    """Take back a seat a bot has played since its player left."""
+    with transaction.atomic():
+        return _fresh(run_change(match_id, lambda s: decide_retake(s, _state(s), user_id=getattr(user, "pk", None))))
+
+
+def decline_rematch(*, match_id: int, user: Any) -> Match:
+    with transaction.atomic():
+        return _fresh(run_change(match_id, lambda s: decide_decline_rematch(s, user_id=getattr(user, "pk", None))))
+
+
+def check_clock(*, match_id: int) -> Snapshot:
+    """Flag whoever's time ran out (the bot runner's job; any process may do it: the fence keeps it once)."""
+
+    def decide(snap: Snapshot) -> Change | None:
+        bot = bot_player(snap.game, takeover_level(snap.game)) if snap.players > 2 else None
+        return decide_timeout(snap, _state(snap), bot=bot) if snap.state is not None else None
+
+    with transaction.atomic():
+        return run_change(match_id, decide)
 
 
 def offer_rematch(*, match_id: int, user: Any) -> Match | None:

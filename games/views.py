@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import selectors, services
@@ -16,7 +16,7 @@ from .catalog import GAMES
 from .engines import get_engine
 from .forms import CreateMatchForm, all_forms
 from .models import Match
-from .rendering import match_meta, page_fragments, page_view, table_context
+from .rendering import match_meta, page_fragments, page_view, render_fragment, table_context
 
 
 @require_GET
@@ -80,6 +80,34 @@ def leave_match(request: HttpRequest, match_id: int) -> HttpResponse:
     return redirect("play")
 
 
+@login_required
+@require_POST
+def cancel_match(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The creator calls off a match still waiting for players (the lobby's Cancel)."""
+    try:
+        services.cancel_match(match_id=match_id, user=request.user)
+    except services.ServiceError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, "The match was cancelled.")
+    return redirect("play")
+
+
+@login_required
+@require_POST
+def abandon_match(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Walk away from a match against bots ("Your matches"): aborted before your first move, else resigned."""
+    try:
+        match = services.abandon_match(match_id=match_id, user=request.user)
+    except services.ServiceError as error:
+        messages.error(request, str(error))
+    else:
+        reason = (match.result or {}).get("reason")
+        messages.success(request, "The match was resigned: a loss." if reason == "resign"
+                         else "The match was called off: it counts for nothing.")
+    return redirect("play")
+
+
 @require_http_methods(["GET"])
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     snap = services.load(match_id)
@@ -95,16 +123,18 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     if snap.state is not None:
         engine = get_engine(snap.game)
         view = page_view(engine.view(engine.load(snap.state), seat))
-    context = table_context(match_meta(snap, services.presence_of(snap.id)), view, seat)
+    presence, watchers = services.attendance(snap.id)
+    context = table_context(match_meta(snap, presence, watchers), view, seat)
     context["ws_url"] += f"?code={code}" if code else ""
     can_join = (
         snap.status == Match.Status.WAITING
         and seat is None
         and any(s.player is None and (not s.invite_only or has_code) for s in snap.seats)
     )
-    invite_url = ""
-    if seat is not None and snap.status == Match.Status.WAITING:
-        invite_url = request.build_absolute_uri(f"{reverse('match', args=[snap.id])}?code={snap.invite_code}")
-    context.update({"match": snap, "code": code, "can_join": can_join, "invite_url": invite_url,
+    # A person whose seat a bot plays since they left is told so, and may take it back.
+    left = held is not None and held.left and snap.status == Match.Status.ACTIVE
+    move = next((h["move"] for h in reversed(snap.handovers) if held and h["seat"] == held.index), 0)
+    notice = render_fragment("seat_notice", {"left_seat": held.index if left and held else None, "left_move": move})
+    context.update({"match": snap, "code": code, "can_join": can_join, "seat_notice": mark_safe(notice),
                     "fragments": page_fragments(context)})
     return render(request, "games/match.html", context)

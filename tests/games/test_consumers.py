@@ -15,6 +15,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
 from fragments import error_text, section
+from openings import play_openings
 
 from games import services
 from games.engines import get_engine
@@ -390,9 +391,11 @@ async def test_an_absent_player_can_be_claimed_after_the_countdown(
         assert "You won!" in status and "Alice left the match." in status
         assert match.status == Match.Status.FINISHED and match.result["reason"] == "abandon"
         return
-    # A bot took Alice's seat, and plays it at once (this process's bot runner, started by the sockets).
-    assert re.search(r'seat-0.*?<span class="badge">bot</span>', section(update, "players"), re.S)
-    assert match.status == Match.Status.ACTIVE and match.result["substituted"] == [0]
+    # A bot took Alice's seat, and plays it at once (this process's bot runner, started by the sockets). The
+    # seat stays hers on the record, and the log says from when the bot plays it.
+    assert re.search(r'seat-0.*?Alice.*?left · Gomori \w+ \(bot\) plays', section(update, "players"), re.S)
+    assert re.search(r">Alice</strong> left; a bot plays their seat from move 1\.", section(update, "log"))
+    assert match.status == Match.Status.ACTIVE and [h["seat"] for h in match.handovers] == [0]
     (bot_move,) = await receive(red, 1)
     assert mentions(section(bot_move, "board"), (await database_sync_to_async(
         lambda: Move.objects.get(match=match, number=1).action["card"])()))
@@ -402,6 +405,7 @@ async def test_resign_and_rematch_over_the_socket(
     ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
 ) -> None:
     match = await database_sync_to_async(start_gomori)(alice, bob)
+    await database_sync_to_async(play_openings)(match)  # resigning is possible once everyone has moved
     _, _, black = await ws_client(match.pk, alice)
     _, _, red = await ws_client(match.pk, bob)
     await receive(black, 2)  # the page, Bob's arrival
@@ -411,14 +415,16 @@ async def test_resign_and_rematch_over_the_socket(
     assert "Alice wins. You resigned." in section(await red.receive_from(timeout=5), "status")
 
     await black.send_to(text_data=json.dumps({"op": "rematch"}))
-    assert "Rematch asked for" in section(await black.receive_from(timeout=5), "status")
-    assert '"op": "rematch"' in section(await red.receive_from(timeout=5), "status")
+    assert "You offered a rematch" in section(await black.receive_from(timeout=5), "status")
+    offer = section(await red.receive_from(timeout=5), "status")
+    assert "Alice offers a rematch." in offer and '"op": "rematch"' in offer and '"op": "decline"' in offer
     await red.send_to(text_data=json.dumps({"op": "rematch"}))
-    updates = [section(await communicator.receive_from(timeout=5), "status") for communicator in (black, red)]
+    updates = [await communicator.receive_from(timeout=5) for communicator in (black, red)]
     match = await load(match.pk)
     assert match.rematch_id is not None
-    for status in updates:
-        assert f'href="/m/{match.rematch_id}/"' in status and "Go to the rematch" in status
+    for update in updates:  # the way to the rematch, and the page sent there by itself
+        assert f'href="/m/{match.rematch_id}/"' in section(update, "status") and "Go to the rematch" in update
+        assert f'<div id="goto" data-goto="/m/{match.rematch_id}/"></div>' in update
     rematch = await load(match.rematch_id)
     assert rematch.status == Match.Status.ACTIVE
     assert await database_sync_to_async(lambda: [s.user_id for s in rematch.seats.all()])() == [bob.pk, alice.pk]
@@ -550,6 +556,7 @@ async def test_spectators_see_who_left_and_the_rematch(
     ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any
 ) -> None:
     match = await database_sync_to_async(start_gomori)(alice, bob)
+    await database_sync_to_async(play_openings)(match)
     _, _, watcher = await ws_client(match.pk, carol)
     _, _, red = await ws_client(match.pk, bob)
     _, _, black = await ws_client(match.pk, alice)

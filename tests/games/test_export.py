@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.test import Client
 from history_helpers import SLUGS, fresh, play_random, start_match
+from openings import play_openings
 
 from games import replay, services
 from games.engines import get_engine
@@ -145,6 +146,7 @@ def test_a_resigned_match_imports_with_its_resignation(alice: Any, bob: Any) -> 
     state = engine.load(match.state)
     action = engine.legal_actions(state, 0)[0]
     services.act(match_id=match.pk, user=alice, seat=0, action=action, expected_version=match.version)
+    play_openings(match)  # Bob moves too: resigning is possible only once everyone has moved
     services.resign(match_id=match.pk, user=bob)
     data = exported(fresh(match))
     imported = replay.import_match(data, creator=alice)

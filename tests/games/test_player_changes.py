@@ -14,6 +14,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 from fragments import section
+from openings import play_openings
 
 from games import services
 from games.engines import get_engine
@@ -61,6 +62,7 @@ async def test_a_new_name_shows_on_the_players_live_tables_and_nowhere_else(
     waiting = await database_sync_to_async(services.create_match)(
         creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
     finished = await database_sync_to_async(start_gomori)(alice, carol)
+    await database_sync_to_async(play_openings)(finished)
     await database_sync_to_async(services.resign)(match_id=finished.pk, user=carol)
     other = await database_sync_to_async(start_gomori)(bob, carol)  # not Alice's
     sockets = {}

@@ -15,6 +15,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings as django_settings
 from django.db import connection, connections
 from django.utils import timezone
+from openings import play_openings
 
 from games import scheduler, services
 from games.engines import IllegalAction, get_engine
@@ -367,7 +368,12 @@ def test_resign_ends_the_match_for_the_others(gomori_match: Match, alice: Any, b
     play_to_empty_cell(gomori_match, alice)
     with pytest.raises(ServiceError, match="no seat"):
         services.resign(match_id=gomori_match.pk, user=carol)
-    # Alice resigns while the game waits on Bob: resigning is always possible.
+    # Bob has not moved yet: the match can be aborted, not resigned.
+    with pytest.raises(ServiceError, match="abort the match instead"):
+        services.resign(match_id=gomori_match.pk, user=alice)
+    play_to_empty_cell(gomori_match, bob)
+    play_to_empty_cell(gomori_match, alice)
+    # Alice resigns while the game waits on Bob: resigning is always possible once everyone has moved.
     services.resign(match_id=gomori_match.pk, user=alice)
     match = fresh(gomori_match)
     assert match.status == Match.Status.FINISHED
@@ -459,18 +465,21 @@ def test_hand_an_abandoned_seat_to_a_bot(gomori_match: Match, alice: Any, bob: A
     match = fresh(gomori_match)
     assert match.status == Match.Status.ACTIVE
     seat = match.seats.get(index=0)
-    assert seat.user.is_bot and seat.user.bot_game == "gomori"
-    assert match.result["substituted"] == [0]
+    # The seat keeps who sat there; the bot plays it, on the record from the next move.
+    assert seat.user_id == alice.pk and seat.substitute.is_bot and seat.substitute.bot_game == "gomori"
+    assert [(h["seat"], h["move"], h["why"]) for h in match.handovers] == [(0, 1, "away")]
     assert (match.pk, match.version) in services.due_bot_matches()
     assert services.play_bot_turn(match_id=match.pk, expected_version=match.version)
     move = Move.objects.get(match=match, number=1)
     assert move.seat == 0 and move.note
     with pytest.raises(ServiceError, match="your own seat"):
         services.act(match_id=match.pk, user=alice, seat=0, action={"type": "play", "card": "AC", "at": [0, 1]})
-    # The substitution stays on record once the match is over.
+    play_to_empty_cell(match, bob)
+    # Bob resigns: the bot in Alice's seat does not win for her; she left, which is a loss too.
     services.resign(match_id=match.pk, user=bob)
-    assert fresh(match).result["substituted"] == [0]
-    assert fresh(match).result["reason"] == "resign"
+    match = fresh(match)
+    assert (match.result["reason"], match.result["left"], match.result["winners"]) == ("resign", [0], [])
+    assert [(s.index, s.user_id) for s in match.seats.all()] == [(0, alice.pk), (1, bob.pk)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -480,6 +489,7 @@ def test_hand_an_abandoned_seat_to_a_bot(gomori_match: Match, alice: Any, bob: A
 def test_rematch_rotates_seats_with_a_new_seed(gomori_match: Match, alice: Any, bob: Any, carol: Any) -> None:
     with pytest.raises(ServiceError, match="once the match is over"):
         services.offer_rematch(match_id=gomori_match.pk, user=alice)
+    play_openings(gomori_match)
     services.resign(match_id=gomori_match.pk, user=bob)
     with pytest.raises(ServiceError, match="Only players"):
         services.offer_rematch(match_id=gomori_match.pk, user=carol)
@@ -508,7 +518,7 @@ def test_rematch_rotates_seats_with_a_new_seed(gomori_match: Match, alice: Any, 
 
 @pytest.mark.django_db(transaction=True)
 def test_both_asking_for_a_rematch_at_once_makes_one(alice: Any, bob: Any, start_gomori: Any) -> None:
-    match = start_gomori(alice, bob)
+    match = play_openings(start_gomori(alice, bob))
     services.resign(match_id=match.pk, user=alice)
     results = run_threads([partial(services.offer_rematch, match_id=match.pk, user=user) for user in (alice, bob)])
     assert [kind for kind, _ in results] == ["ok", "ok"], results
@@ -519,7 +529,8 @@ def test_both_asking_for_a_rematch_at_once_makes_one(alice: Any, bob: Any, start
 
 def test_rematch_against_a_bot_starts_with_the_bot(alice: Any, settings: Any) -> None:
     settings.GAMES_BOT_DELAY = 0
-    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "random")])
+    match = play_openings(services.create_match(creator=alice, game="gomori", players=2,
+                                                seats=[SeatSpec("bot", "random")]))
     services.resign(match_id=match.pk, user=alice)
     rematch = services.offer_rematch(match_id=match.pk, user=alice)  # the bot needs no asking
     assert rematch is not None

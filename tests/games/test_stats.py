@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 from history_helpers import SLUGS, fresh, play_random, play_with_bots, start_match
+from openings import play_openings
 
 from games import glicko2, services, stats
 from games.bots_accounts import bot_levels
@@ -190,7 +191,7 @@ def test_rebuild_stats_equals_the_incremental_figures(
     play_random(start_match("columbo", [carol], seed=6), [carol], rng)
     play_with_bots("gomori", alice, ["search"], seed=7, rng=rng)
     play_with_bots("ruhd", bob, ["random", "reference"], seed=8, rng=rng)
-    resigned = start_match("gomori", [carol, bob], seed=9)
+    resigned = play_openings(start_match("gomori", [carol, bob], seed=9))
     services.resign(match_id=resigned.pk, user=bob)
     unfinished = start_match("gomori", [alice, carol], seed=10)
 

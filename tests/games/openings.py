@@ -1,0 +1,32 @@
+"""Test helper: bring a match past its opening, where it can no longer be aborted, only resigned."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from games import services
+from games.engines import get_engine
+from games.models import Match
+
+
+def play_openings(match: Any) -> Any:
+    """Each person of the match makes a first move (the first legal one when the game waits on them), so
+    the match can no longer be aborted, only resigned; bots move when due. Returns the fresh match."""
+    for _ in range(200):
+        match = Match.objects.get(pk=match.pk)
+        snap = services.load(match.pk)
+        if not services.abort_allowed(snap):
+            return match
+        engine = get_engine(match.game)
+        state = engine.load(match.state)
+        persons = {s.index: s.player for s in snap.seats if s.is_person}
+        seat = next((i for i in engine.must_act(state) if i in persons), None)
+        if seat is None:
+            services.play_bot_turn(match_id=match.pk, expected_version=match.version)
+            continue
+        user = get_user_model().objects.get(pk=persons[seat].user_id)
+        services.act(match_id=match.pk, user=user, seat=seat, action=engine.legal_actions(state, seat)[0],
+                     expected_version=match.version)
+    raise AssertionError("the players could not all make a first move")
