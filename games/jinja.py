@@ -86,8 +86,9 @@ def url(name: str, *args: Any, **kwargs: Any) -> str:
 
 _faces: Memo[Markup] = Memo(4096)
 _pieces: Memo[Markup] = Memo(16384)  # a hundred live boards keep their cells; about 10 MB at most
+# The rank and suit are drawn for the eyes; a screen reader hears the card's name in words ("7 of hearts").
 _CARD = Markup(
-    '<span class="{}" title="{}"><span class="card-rank">{}</span>'
+    '<span class="{}" title="{}"><span class="card-rank" aria-hidden="true">{}</span>'
     '<span class="card-suit" aria-hidden="true">{}</span><span class="visually-hidden">{}</span></span>'
 )
 
@@ -96,13 +97,13 @@ def card_face(card: dict[str, Any] | None) -> Markup | str:
     """A face-up card from games.tables.card(); the accessible name rides along for screen readers."""
     if not card:
         return ""
-    key = (card["name"], card["rank"], card["suit"], card["red"], card.get("joker"))
+    key = (card["name"], card["rank"], card["suit"], card["red"], card.get("joker"), card.get("spoken"))
     return _faces.get(key, lambda: _card_face(card))
 
 
 def _card_face(card: dict[str, Any]) -> Markup:
     classes = "card" + (" card-red" if card["red"] else "") + (" card-joker" if card.get("joker") else "")
-    return _CARD.format(classes, card["name"], card["rank"], card["suit"], card["name"])
+    return _CARD.format(classes, card["name"], card["rank"], card["suit"], card.get("spoken") or card["name"])
 
 
 def pluralize(value: Any, suffix: str = "s") -> str:

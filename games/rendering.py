@@ -137,6 +137,10 @@ def match_meta(snap: Snapshot, presence: dict[int, Presence], watchers: int = 0,
         # Seconds since the deal while the match is on (Columbo solo's clock); the server's time, never the browser's.
         "elapsed": int((now - snap.started_at).total_seconds())
         if snap.started_at and snap.status == Match.Status.ACTIVE else None,
+        # Seconds since the turn's last change: with a bot's known pause, the time a countdown shows (Columbo's
+        # card actions and slap window last until a bot draws).
+        "turn_age": round((now - snap.turn_started_at).total_seconds(), 1)
+        if snap.turn_started_at and snap.status == Match.Status.ACTIVE else None,
     }
 
 

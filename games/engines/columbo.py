@@ -460,7 +460,8 @@ class ColumboEngine:
         st.action = None
         if act is None:
             return None
-        self._log(st, act["seat"], f"{_tok(act['seat'])}'s {card_name(act['card'])} action lapsed.")
+        self._log(st, act["seat"], f"{_tok(act['seat'])}'s {card_name(act['card'])} action lapsed unused: "
+                                   "the next card was drawn first.")
         return {"seat": act["seat"], "card": act["card"]}
 
     def _swap(self, st: State, seat: int, action: Action) -> None:

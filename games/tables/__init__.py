@@ -11,13 +11,25 @@ from typing import Any
 
 from ..engines.base import RED_SUITS, SUIT_SYMBOLS, card_name, rank_of, suit_of
 
+_RANK_WORDS = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
+_SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+
+def spoken_name(code: str) -> str:
+    """The card as a screen reader should say it: "7H" -> "7 of hearts", "QS" -> "queen of spades"."""
+    if code in ("XR", "XB"):
+        return card_name(code)
+    rank = rank_of(code)
+    return f"{_RANK_WORDS.get(rank, rank)} of {_SUIT_WORDS[suit_of(code)]}"
+
 
 def card(code: str | None) -> dict[str, Any] | None:
     """A card ready for the card template: rank, suit symbol, colour class, accessible name."""
     if code is None:
         return None
     if code in ("XR", "XB"):
-        return {"code": code, "rank": "★", "suit": "", "red": code == "XR", "name": card_name(code), "joker": True}
+        return {"code": code, "rank": "★", "suit": "", "red": code == "XR", "name": card_name(code), "joker": True,
+                "spoken": card_name(code)}
     suit = suit_of(code)
     return {
         "code": code,
@@ -25,6 +37,7 @@ def card(code: str | None) -> dict[str, Any] | None:
         "suit": SUIT_SYMBOLS[suit],
         "red": suit in RED_SUITS,
         "name": card_name(code),
+        "spoken": spoken_name(code),
         "joker": False,
     }
 

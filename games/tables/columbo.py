@@ -12,6 +12,9 @@ import math
 import time
 from typing import Any
 
+from django.conf import settings
+
+from ..bots.columbo import COURTESY_SECONDS, SLAP_GRACE_SECONDS
 from ..engines.base import card_name, rank_of
 from ..engines.columbo import TAP_LIMIT, TAP_PENALTY, card_points, slot_name
 from . import card, send, send_ui
@@ -356,8 +359,8 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     if window is not None and top is not None and window["seq"] == (view.get("discard") or {}).get("seq"):
         can = bool(window.get("can_slap"))
         if window_open and window.get("won_by") is None:
-            text = (f"Slap now: any face-down card of rank {rank_of(top)} onto the {card_name(top)}."
-                    if can else f"The {card_name(top)} may be slapped.")
+            text = (f"Slap now: the {card_name(top)} is on the discard pile. Slap a face-down card of rank "
+                    f"{rank_of(top)} onto it." if can else f"The {card_name(top)} may be slapped.")
             if not can and seat is not None and seat in window["attempted"]:
                 text = f"You have slapped once on the {card_name(top)}; the others may still slap."
             window_info = {"open": True, "can": can, "text": text}
@@ -390,13 +393,27 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         verb = " have" if len(left) > 1 or left == ["you"] else " has"
         tap_info = f"{tapper} tapped: " + (f"{listed}{verb} one more turn." if left else "the round is ending.")
 
+    # How long a bot about to draw waits for the card action or the slaps (games.bots.columbo.patience): the
+    # board counts it down when the drawer is a bot (its template knows who is); the server stays the judge.
+    wait = None
+    if playing and view.get("step") != "place" and view.get("current") is not None:
+        if action is not None and action["seat"] != view["current"]:
+            wait = max(COURTESY_SECONDS, settings.GAMES_BOT_DELAY)
+        elif window_info and window_info["open"]:
+            wait = max(SLAP_GRACE_SECONDS, settings.GAMES_BOT_DELAY)
+
     # The prompt in the status line (shown on the seat's turn).
     prompt = _prompt(view, seat, words, peek_first, drawn_name, top, bool(draw_discard), tap is None
                      and any(a["type"] == "tap" for a in legal))
+    if prompt and window_info and window_info["can"]:
+        prompt = f"Slap now: the {card_name(top)} is on the discard pile. Or: {prompt[0].lower()}{prompt[1:]}"
 
     return {
         "solo": players == 1,
         "phase": phase,
+        "current": view.get("current"),
+        "current_name": words.name(view.get("current"), start=False) if view.get("current") is not None else "",
+        "wait": wait,
         "over": over,
         "round": view["round"],
         "rounds": view["rounds"],

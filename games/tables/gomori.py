@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engines.base import card_name
-from . import card, send, send_ui
+from . import card, send, send_ui, spoken_name
 
 # The board shows only what both players and spectators know (every field card was seen face-up) and,
 # with nothing selected, nothing that depends on the viewer: one rendering serves them all.
@@ -73,14 +73,21 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         }
         for code in (view.get("hand") or [])
     ]
+    if view.get("chain") and not selected:
+        # After a stacking play the same player goes on: the focus moves to a card that can be played.
+        for entry in hand:
+            if entry["playable"]:
+                entry["focus_next"] = True
+                break
     if king_at is not None:
-        prompt = f"Choose the face-up card the {card_name(selected)} turns face-down (its own stack too)."
+        prompt = (f"Choose a highlighted face-up card for the {card_name(selected)} to turn face-down "
+                  "(a card of its own stack counts too).")
     elif selected:
-        prompt = f"Choose where the {card_name(selected)} goes: the highlighted cells."
+        prompt = f"Now a highlighted cell for the {card_name(selected)} (Escape chooses another card)."
     elif view.get("chain"):
-        prompt = "You stacked a card: play another one."
+        prompt = "You stacked a card, so you play again: choose a card, then a highlighted cell."
     else:
-        prompt = "Choose a card from your hand."
+        prompt = "Choose a card, then a highlighted cell."
     colors = view.get("colors", ["black", "red"])
     sides = [
         {
@@ -133,11 +140,15 @@ def _rows(
     gathered_cells = {tuple(c) for p in plays for c in p.get("gathered_cells", [])}
 
     rows = []
+    first = True  # the first cell a play may go to: where the focus moves once a card is chosen
     for r in range(r0, r1 + 1):
         cells = []
         for c in range(c0, c1 + 1):
             stack = stacks.get((r, c))
-            entry: dict[str, Any] = {"at": [r, c], "label": f"row {r - r0 + 1}, column {c - c0 + 1}"}
+            # The id names the field's own cell, which keeps it while the window moves: the page puts the
+            # keyboard focus back on it after an update.
+            entry: dict[str, Any] = {"at": [r, c], "label": f"row {r - r0 + 1}, column {c - c0 + 1}",
+                                     "id": f"gc{r}_{c}"}
             if stack:
                 codes = stack["stack"]
                 entry.update(
@@ -163,6 +174,7 @@ def _rows(
             elif (r, c) in king_targets:
                 entry.update(hx=king_targets[(r, c)], aria=f"Turn the {entry['top_name']} face-down ({entry['label']})")
                 classes.append("king-target")
+            entry["arrive"] = (r, c) in last_cells
             for flag, name in (
                 (king_at == (r, c), "king-cell"),
                 ((r, c) in last_cells, "last-play"),
@@ -171,7 +183,26 @@ def _rows(
             ):
                 if flag:
                     classes.append(name)
+            if "hx" in entry and first:
+                entry["first"] = True
+                first = False
+            entry["name"] = _cell_name(entry, stack, (r, c) in last_cells, (r, c) in flipped_cells,
+                                       (r, c) in gathered_cells)
             entry["classes"] = " ".join(classes)
             cells.append(entry)
         rows.append(cells)
     return rows
+
+
+def _cell_name(entry: dict[str, Any], stack: Any, played: bool, flipped: bool, gathered: bool) -> str:
+    """What a screen reader says of a cell that is no button: its place, its top card, what the last move did."""
+    if not stack:
+        text = f"{entry['label']}: empty"
+    else:
+        top = spoken_name(stack["stack"][-1])
+        text = f"{entry['label']}: {top if stack['face_up'] else f'face-down card ({top})'}"
+        if entry["height"] > 1:
+            text += f", {entry['height']} cards"
+    news = [word for flag, word in ((played, "just played"), (flipped, "just turned face-down"),
+                                    (gathered, "just gathered")) if flag]
+    return text + (f" ({', '.join(news)})" if news else "")

@@ -350,9 +350,9 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         prompt = (f"Turn {selected} (the buttons, or the R key), then place it on a highlighted cell: "
                   "each shows what it would score.")
     elif takeable:
-        prompt = "Choose a tile to place: one from the open hand, or a face-down tile on the board."
+        prompt = "Choose a tile (from the open hand, or a face-down one on the board), then a highlighted cell."
     else:
-        prompt = "Choose a tile from the open hand to place."
+        prompt = "Choose a tile from the open hand, then a highlighted cell."
 
     return {
         "hand_label": "The open hand",

@@ -1,4 +1,4 @@
-// Rummy table: drag a card of your hand to another place, and keep the keyboard focus across the socket's updates.
+// Rummy table: drag a card of your hand to another place (the keyboard focus across updates is site.js's).
 // A drop sends the hand's selection (data-rm-ui) with a "move" operation through the hidden ws-send form; the
 // server applies it (games/tables/rummy.py, clean_ui) and re-renders the hand. Keyboard users have the
 // Move left / Move right buttons; this only adds the mouse way.
@@ -6,22 +6,6 @@
   "use strict";
   if (window.rummyTable) { return; }
   window.rummyTable = true;
-
-  // Every update replaces the hand and the table: put the focus back on the control with the same id, or, when
-  // that control is gone (a pack made, a card discarded), on the lay-down button or the first card of the hand.
-  var focusId = null;
-  document.addEventListener("htmx:wsBeforeMessage", function () {
-    var active = document.activeElement;
-    focusId = active && active.id && active.closest && active.closest(".match-rummy") ? active.id : null;
-  });
-  document.addEventListener("htmx:wsAfterMessage", function () {
-    var id = focusId;
-    focusId = null;
-    var active = document.activeElement;
-    if (!id || (active && active !== document.body && document.contains(active))) { return; }
-    var next = document.getElementById(id) || document.getElementById("rm-lay") || document.getElementById("rm-card-0");
-    if (next) { next.focus({ preventScroll: true }); }
-  });
 
   var from = null;
 

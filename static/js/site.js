@@ -1,4 +1,5 @@
-// The few things htmx can't do: the "your turn" cue in the tab title, claim countdowns, invite link copy.
+// The few things htmx can't do: the "your turn" cue in the tab title, claim countdowns, invite link copy,
+// the keyboard at the table (focus kept across updates, arrow keys).
 (function () {
   "use strict";
   var baseTitle = document.title;
@@ -22,22 +23,133 @@
     }, 1000);
   }
 
-  function refresh() { updateTitle(); startCountdowns(); }
+  // The last move's cards arrive with a short animation (tables.css), once: a board or hand drawn again for
+  // the same move (a selection, a presence change) is marked settled before it is painted.
+  var shownMove = {};  // a board or hand's place -> the move it showed
+  function settle() {
+    document.querySelectorAll(".table-area [data-move]").forEach(function (node) {
+      if (node.cardClubSeen) { return; }
+      node.cardClubSeen = true;
+      var section = node.closest("section[id]");
+      var place = section ? section.id : "";
+      var move = node.getAttribute("data-move");
+      if (shownMove[place] === move) { node.classList.add("settled"); }
+      shownMove[place] = move;
+    });
+  }
 
-  // The socket swaps whole fragments, which drops the keyboard focus: put it back on the control with the
-  // same id when it is still there (every table gives its controls stable ids).
-  var focusedId = null;
+  // Countdowns of the table's own (Columbo's card action, its slap window): "in 4 s", then the data-done text.
+  var ticker = null;
+  function tableCountdowns() {
+    if (ticker) { clearInterval(ticker); ticker = null; }
+    var nodes = document.querySelectorAll("[data-countdown]");
+    if (!nodes.length) { return; }
+    var started = Date.now();
+    ticker = setInterval(function () {
+      var elapsed = Math.floor((Date.now() - started) / 1000);
+      nodes.forEach(function (node) {
+        var left = (parseInt(node.getAttribute("data-countdown"), 10) || 0) - elapsed;
+        node.textContent = left > 0 ? "in " + left + " s" : node.getAttribute("data-done");
+      });
+    }, 250);
+  }
+
+  function refresh() { updateTitle(); startCountdowns(); tableCountdowns(); setupRoving(); settle(); }
+
+  // Keyboard at the table. A hand or a board marked data-roving is one Tab stop: the arrow keys move between
+  // its items ([data-key], each with a stable id), Home and End go to its ends. The socket swaps whole
+  // fragments, which drops the focus: it comes back to the element with the same id, or, right after this
+  // page sent something, to the next useful one the server marked (data-focus-next: the first legal cell
+  // once a card is chosen); when its element is gone, to a control marked data-focus-fallback (Rummy's
+  // lay-down) or the hand's current card; never to the page's body.
+  var remembered = {};  // a roving box's place ("board grid") -> the id of its item that had the focus last
+
+  function boxPlace(box) {
+    var section = box.closest("section[id]");
+    return (section ? section.id : "") + " " + box.getAttribute("data-roving");
+  }
+  function itemsOf(box) { return Array.prototype.slice.call(box.querySelectorAll("[data-key]")); }
+  function makeCurrent(box, item) {
+    itemsOf(box).forEach(function (node) { node.setAttribute("tabindex", node === item ? "0" : "-1"); });
+  }
+  function setupRoving() {
+    document.querySelectorAll("[data-roving]").forEach(function (box) {
+      var items = itemsOf(box);
+      if (!items.length) { return; }
+      var id = remembered[boxPlace(box)];
+      var current = (id && items.filter(function (n) { return n.id === id; })[0]) ||
+        box.querySelector("[data-focus-next]") || box.querySelector("button[data-key]") || items[0];
+      makeCurrent(box, current);
+    });
+  }
+  function moveFrom(item, key) {
+    var box = item.closest("[data-roving]");
+    var items = itemsOf(box);
+    var at = items.indexOf(item);
+    var next = null;
+    if (key === "Home") { next = items[0]; }
+    else if (key === "End") { next = items[items.length - 1]; }
+    else if (box.getAttribute("data-roving") === "grid" && (key === "ArrowUp" || key === "ArrowDown")) {
+      var rows = Array.prototype.slice.call(box.querySelectorAll("[role=row]"));
+      var row = item.closest("[role=row]");
+      var column = Array.prototype.indexOf.call(row.querySelectorAll("[role=gridcell]"), item.closest("[role=gridcell]"));
+      var other = rows[rows.indexOf(row) + (key === "ArrowUp" ? -1 : 1)];
+      var cell = other && other.querySelectorAll("[role=gridcell]")[column];
+      next = cell && (cell.matches("[data-key]") ? cell : cell.querySelector("[data-key]"));
+    } else if (key === "ArrowRight" || key === "ArrowDown") { next = items[at + 1]; }
+    else if (key === "ArrowLeft" || key === "ArrowUp") { next = items[at - 1]; }
+    if (next) { makeCurrent(box, next); next.focus(); }
+  }
+  document.addEventListener("focusin", function (event) {
+    var item = event.target;
+    var box = item && item.closest && item.matches("[data-key]") ? item.closest("[data-roving]") : null;
+    if (box) { makeCurrent(box, item); remembered[boxPlace(box)] = item.id; }
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) { return; }
+    var item = event.target;
+    if (!item || !item.matches || !item.matches("[data-roving] [data-key]")) { return; }
+    if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End"].indexOf(event.key) < 0) { return; }
+    event.preventDefault();
+    moveFrom(item, event.key);
+  });
+
+  var before = null;  // the element that had the focus when an update came: {id, inTable}
+  var sent = false;   // this page sent something, and the next update is the answer
+  var escapeTo = null;  // Escape cleared a selection: the focus goes back to the chosen card
+  document.addEventListener("htmx:wsConfigSend", function () { sent = true; });
   document.addEventListener("htmx:wsBeforeMessage", function () {
     var active = document.activeElement;
-    focusedId = active && active !== document.body && active.id ? active.id : null;
+    before = active && active !== document.body ? { id: active.id, inTable: !!active.closest(".table-area") } : null;
   });
   document.addEventListener("htmx:wsAfterMessage", function () {
+    setupRoving();
     var active = document.activeElement;
-    if (focusedId && (!active || active === document.body || !document.contains(active))) {
-      var again = document.getElementById(focusedId);
-      if (again) { again.focus({ preventScroll: true }); }
+    var lost = !active || active === document.body || !document.contains(active);
+    var answer = sent;
+    sent = false;
+    var target = null;
+    if (escapeTo) { target = document.getElementById(escapeTo); escapeTo = null; }
+    if (!target && answer && before && before.inTable) { target = document.querySelector(".table-area [data-focus-next]"); }
+    if (!target && lost && before) {
+      target = (before.id && document.getElementById(before.id)) || (before.inTable &&
+        (document.querySelector(".table-area [data-focus-fallback]") ||
+         document.querySelector(".table-area [data-key][tabindex='0']")));
     }
-    focusedId = null;
+    if (target && target !== active) { target.focus({ preventScroll: true }); }
+    before = null;
+  });
+  // Escape clears a selection (the button marked data-escape), and the focus returns to the chosen card.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape" || event.defaultPrevented) { return; }
+    var tag = (event.target && event.target.tagName) || "";
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") { return; }
+    var cancel = document.querySelector(".table-area [data-escape]");
+    if (!cancel) { return; }
+    var chosen = document.querySelector(".table-area [data-key][aria-pressed='true']");
+    escapeTo = chosen ? chosen.id : null;
+    event.preventDefault();
+    cancel.click();
   });
 
   document.addEventListener("DOMContentLoaded", refresh);

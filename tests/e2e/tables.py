@@ -25,8 +25,8 @@ def people(count: int) -> list[Any]:
 
 def mid_game(game: str, users: list[Any], *, moves: int, seed: int = 1, options: dict[str, Any] | None = None,
              until: Any = None) -> Match:
-    """A match between these people, `moves` moves in (or sooner, when `until(view of seat 0)` holds at a turn
-    of seat 0), at a moment when seat 0 is to act."""
+    """A match between these people, at least `moves` moves in, at a moment when seat 0 is to act (and, with
+    `until`, when until(seat 0's view) holds)."""
     match = services.create_match(creator=users[0], game=game, players=len(users),
                                   seats=[SeatSpec("open")] * (len(users) - 1), options=options or {}, seed=seed)
     for user in users[1:]:
@@ -42,7 +42,7 @@ def mid_game(game: str, users: list[Any], *, moves: int, seed: int = 1, options:
         if engine.is_over(state):
             raise AssertionError(f"the {game} match ended before the wanted position")
         must = engine.must_act(state) or engine.to_act(state)
-        if 0 in must and (played >= moves or (until is not None and until(engine.view(state, 0)))):
+        if 0 in must and played >= moves and (until is None or until(engine.view(state, 0))):
             return Match.objects.get(pk=match.pk)
         seat = 0 if 0 in must else must[0]
         action, _ = bots["reference"](engine.view(state, seat), engine.legal_actions(state, seat), rng)

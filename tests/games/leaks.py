@@ -34,6 +34,9 @@ _CODE_SET = frozenset(CODES)
 
 # A card named in words ("7♣", "10♥", "red joker"), or its code as a JSON string ("7C" in hx-vals, data-rm-ui).
 CARD_WORD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9AJQK])([♣♦♥♠])|\b(red|black) joker\b")
+# A card's name in words, as screen readers hear it ("7 of hearts", "queen of spades": games.tables.spoken_name).
+SPOKEN_WORD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9]|ace|jack|queen|king) of (clubs|diamonds|hearts|spades)\b", re.I)
+_SPOKEN_RANK = {"ace": "A", "jack": "J", "queen": "Q", "king": "K"}
 QUOTED_CODE = re.compile(r'"((?:10|[2-9AJQK])[CDHS]|X[RB])"')
 TILE_WORD = re.compile(r"(?<![0-9A-Za-z])(T[0-4][0-9])(?![0-9A-Za-z])")
 FACE = re.compile(r'<span class="card(?: card-red)?(?: card-joker)?" title="([^"]*)">')
@@ -164,6 +167,8 @@ def named_in_text(game: str, text: str) -> set[str]:
     for found in CARD_WORD.finditer(text):
         rank, symbol, joker = found.groups()
         out.add({"red": "XR", "black": "XB"}[joker] if joker else rank + _SUIT_LETTER[symbol])
+    for rank, suit in SPOKEN_WORD.findall(text):
+        out.add(_SPOKEN_RANK.get(rank.lower(), rank) + suit[0].upper())
     return out
 
 

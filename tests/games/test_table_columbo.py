@@ -8,6 +8,7 @@ import json
 import random
 import re
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -244,7 +245,7 @@ async def test_slap_buttons_on_every_face_down_card_while_the_window_is_open(
     pages = await act(first, {"type": "discard"}, both)  # the 5♥ opens a window
     for html in pages:
         assert html.count('class="cb-slap"') == 8
-        assert "Slap now: any face-down card of rank 5 onto the 5♥." in html
+        assert "Slap now: the 5♥ is on the discard pile. Slap a face-down card of rank 5 onto it." in html
     # Bob slaps Alice's 5♣ (her top-left): a match, Alice takes two cards; everyone sees it.
     html_first, html_second = await act(second, {"type": "slap", "seat": 0, "slot": 0, "seq": 1}, both)
     for html, you in ((html_first, "Bob slapped your top-left card"), (html_second, "You slapped Alice's top-left")):
@@ -402,3 +403,42 @@ async def test_solo_against_the_clock(ws_client: Callable[..., Any], alice: Any,
         for code in state.hands[0]:
             if code is not None:
                 assert mentions(section(page, "board"), code)
+
+
+def test_a_card_action_counts_down_until_the_bot_draws_and_its_lapse_is_logged(alice: Any) -> None:
+    """A card action (7-Q) lasts until the next card is drawn: when a bot draws next, the board counts down its
+    known pause; the draw that ends it says so in the log."""
+    from games.rendering import match_meta, render_fragment, table_context
+
+    match = services.create_match(creator=alice, game="columbo", players=2, seats=[SeatSpec("bot", "reference")],
+                                  options={"rounds": 1}, seed=3)
+    for _ in range(80):  # alice peeks, then draws and discards until a discarded 7-Q gives her an action
+        snap = services.load(match.pk)
+        state = ENGINE.load(snap.state)
+        view = ENGINE.view(state, 0)
+        if view.get("action") and view["action"]["seat"] == 0 and view.get("current") == 1:
+            break
+        legal = ENGINE.legal_actions(state, 0)
+        kinds = {a["type"]: a for a in legal}
+        if 0 in ENGINE.must_act(state):
+            action = kinds.get("peek") or kinds.get("discard") or kinds.get("draw")
+            services.act(match_id=match.pk, user=alice, seat=0, action=action)
+        else:  # the bot's turn, without waiting for its pause
+            past = snap.turn_started_at - timedelta(minutes=5)
+            Match.objects.filter(pk=match.pk).update(bot_due_at=past, turn_started_at=past)
+            assert services.play_bot_turn(match_id=match.pk, expected_version=snap.version)
+    else:
+        raise AssertionError("no card action came")
+    meta = match_meta(snap, {})
+    html = render_fragment("board", table_context(meta, view, 0))
+    card = card_name(view["action"]["card"])
+    found = re.search(r'The (\S+) action lapses when (.+?) draws: <span class="cb-seconds" role="timer" '
+                      r'data-countdown="(\d+)" data-done="any moment now">in \d+ s</span>', html)
+    assert found, text_of(section(html, "board"))
+    assert found.group(1) == card and "(bot)" in found.group(2) and 0 < int(found.group(3)) <= 6
+
+    # The bot draws: the action lapses, and the log says so.
+    snap = services.load(match.pk)
+    state = ENGINE.apply(ENGINE.load(snap.state), 1, {"type": "draw", "from": "stock"})
+    log = [e["text"] for e in ENGINE.view(state, None)["log"]]
+    assert f"{{s0}}'s {card} action lapsed unused: the next card was drawn first." in log

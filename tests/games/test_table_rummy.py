@@ -26,6 +26,7 @@ from games.models import Match
 from games.rendering import match_meta, render_fragment, table_context
 from games.services import SeatSpec
 from games.tables import rummy as presenter
+from games.tables import spoken_name
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -117,7 +118,7 @@ def buttons(html: str) -> list[dict[str, Any]]:
     return out
 
 
-HAND_CARD = re.compile(r'id="rm-card-\d+"[^>]*aria-label="(?:Select|Deselect) the ([^"(]+?)(?: \(new\))?"')
+HAND_CARD = re.compile(r'id="rm-card-\d+"[^>]*>\s*<span class="card[^"]*" title="([^"]+)"')
 
 
 def hand_order(html: str) -> list[str]:
@@ -164,7 +165,7 @@ class Player:
         check_view(self.html, state, self.seat)
 
     async def select(self, code: str, state: Any) -> None:
-        label = f"Select the {card_name(code)}"
+        label = f"Select the {spoken_name(code)}"
         chosen = next(
             (b for b in buttons(self.html) if b.get("id", "").startswith("rm-card-")
              and b["aria-label"].removesuffix(" (new)") == label),
