@@ -20,8 +20,8 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from . import moderation
-from .models import FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
+from . import chat, moderation
+from .models import ChatMessage, FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
 from .replay import ReplayError, import_match
 from .services import ServiceError
 
@@ -249,3 +249,29 @@ class PlayerStatsAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         # Statistics come from finished matches (and `manage.py rebuild_stats`), never typed in.
         return False
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(admin.ModelAdmin):
+    """Chat lines are evidence: read-only; an administrator hides a line (it leaves every page at once)."""
+
+    list_display = ("created_at", "match", "room", "user", "text", "hidden", "hidden_by")
+    list_filter = ("hidden", "room")
+    search_fields = ("text", "user__username")
+    raw_id_fields = ("match", "user")
+    readonly_fields = ("match", "user", "room", "text", "created_at", "hidden", "hidden_by")
+    actions = ("hide_lines",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.action(description="Hide the selected lines from every page")
+    def hide_lines(self, request: HttpRequest, queryset: QuerySet[ChatMessage]) -> None:
+        ids = list(queryset.filter(hidden=False).values_list("pk", flat=True))
+        hidden = chat.hide(queryset, by=request.user)
+        for message in ChatMessage.objects.filter(pk__in=ids):
+            self.log_change(request, message, "Moderation: hid the chat line")
+        self.message_user(request, f"{hidden} line(s) hidden.", messages.SUCCESS)

@@ -20,7 +20,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.crypto import constant_time_compare
 
-from . import selectors, services
+from . import chat, selectors, services
 from .engines import IllegalAction
 from .engines.columbo import SlapTooLate
 from .live import LiveMatch, hub
@@ -225,6 +225,7 @@ class MatchConsumer(SessionBound):
         self.own_seat = held.index if held is not None and held.left else None
         self.notice: tuple[Any, ...] | None = None
         self.rematch_url: str | None = None
+        self.muted = await database_sync_to_async(chat.muted_by)(match_id=self.match_id, user_id=self.user_id)
         if not (live.snap.is_public or self.seat is not None
                 or (code and secrets.compare_digest(code, live.snap.invite_code))):
             await self.close(code=CLOSE_FORBIDDEN)
@@ -239,7 +240,8 @@ class MatchConsumer(SessionBound):
         await live.arrive(self)
         await self.accept()
         live.attach(self)
-        await self.show(live, {}, full=True)
+        # The chat panel comes with the page, in the one message a page opens with.
+        await self.show(live, {}, full=True, extra=await self.chat_panel())
 
     async def disconnect(self, code: int) -> None:
         await self.leave()
@@ -379,11 +381,57 @@ class MatchConsumer(SessionBound):
                 await self.goto(reverse("play"))
             elif op == "abort":
                 await live.abort(user_id=self.user_id)
+            elif op == "chat":
+                await self.post_chat(frame.get("text"))
+            elif op in {"mute", "unmute"}:
+                try:
+                    other = int_field(frame.get("user"))
+                except Unreadable:
+                    other = None
+                if other is None:
+                    raise services.ServiceError("Say whom to mute.")
+                self.muted = await database_sync_to_async(chat.set_mute)(
+                    match_id=self.match_id, user_id=self.user_id, other=other, mute=op == "mute")
+                await self.send_chat()
             elif op == "retake":
                 await live.retake(user_id=self.user_id)
                 await self.goto(live.snap_url())  # the page comes back as the seat's own
         except services.ServiceError as error:
             await self.send_error(str(error))
+
+    # -- chat ----------------------------------------------------------------------------------
+
+    @property
+    def room(self) -> str:
+        """The seated players talk among themselves; everyone else in the spectators' room."""
+        return "players" if self.seat is not None else "spectators"
+
+    async def post_chat(self, raw: Any) -> None:
+        live = self.live
+        if live is None or self.user_id is None:
+            raise services.ServiceError("Sign in to chat.")
+        text = chat.clean_text(raw)
+        if not chat.throttle.take(self.user_id):
+            raise services.ServiceError("You are sending messages too fast: wait a moment.")
+        line = await database_sync_to_async(chat.post)(match_id=self.match_id, user=self.scope["user"],
+                                                       room=self.room, text=text)
+        await live.chat(line)
+
+    async def chat_panel(self) -> str:
+        """The whole chat panel of this socket's room, as this person sees it (without the people they muted)."""
+        lines = await database_sync_to_async(chat.recent)(match_id=self.match_id, room=self.room, muted=self.muted)
+        return render_fragment("chat", {
+            "lines": lines, "room": self.room, "me": self.user_id, "muted": self.muted, "max": chat.MAX_LENGTH})
+
+    async def send_chat(self) -> None:
+        await self.send(text_data=await self.chat_panel())
+
+    async def chat_line(self, line: chat.Line) -> None:
+        if line.room == self.room and line.user_id not in self.muted:
+            await self.send(text_data=render_fragment("chat_line", {"line": line, "me": self.user_id}))
+
+    async def chat_hidden(self, line_id: int) -> None:
+        await self.send(text_data=f'<li id="chat-{int(line_id)}" hx-swap-oob="delete"></li>')
 
     async def goto(self, url: str) -> None:
         """Move this page to another address (the match was left, a seat taken back)."""
@@ -391,7 +439,9 @@ class MatchConsumer(SessionBound):
 
     # -- outgoing ------------------------------------------------------------------------------
 
-    async def show(self, live: LiveMatch, shared: dict[Any, str], full: bool = False, error: str = "") -> None:
+    async def show(
+        self, live: LiveMatch, shared: dict[Any, str], full: bool = False, error: str = "", extra: str = "",
+    ) -> None:
         """The page after a change of the match (or all of it, on connect and when a move came too late)."""
         if full:
             self.page.reset()
@@ -401,7 +451,7 @@ class MatchConsumer(SessionBound):
             keep = getattr(presenter(live.snap.game), "keep_ui", None)
             view = self.view_of(live, shared)
             self.ui = keep(view, self.seat, self.ui) if keep is not None and view is not None else {}
-        await self.send_page(live, shared, error=error)
+        await self.send_page(live, shared, error=error, extra=extra)
 
     def view_of(self, live: LiveMatch, shared: dict[Any, Any]) -> dict[str, Any] | None:
         """This seat's view, made once per update of the match for every socket of the seat."""
@@ -412,6 +462,7 @@ class MatchConsumer(SessionBound):
 
     async def send_page(
         self, live: LiveMatch, shared: dict[Any, Any], error: str = "", fragments: tuple[str, ...] | None = None,
+        extra: str = "",
     ) -> None:
         if not error and self.late is not None:
             if self.late[1] > time.monotonic():
@@ -428,7 +479,7 @@ class MatchConsumer(SessionBound):
         else:
             html = self.page.update(meta, view, self.seat, self.ui, error=error, fragments=fragments,
                                     changed_only=False, shared=shared)
-        html += self.extras(live, meta)
+        html += self.extras(live, meta) + extra
         if html:
             await self.send(text_data=html)
 

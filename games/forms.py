@@ -8,7 +8,7 @@ from django import forms
 
 from .bots_accounts import LEVEL_TITLES, bot_level_blurb, bot_levels
 from .catalog import GAMES, GameInfo
-from .services import SeatSpec
+from .services import SeatSpec, clock_spec
 
 
 def seat_choices(slug: str) -> list[tuple[str, str]]:
@@ -57,6 +57,26 @@ class CreateMatchForm(forms.Form):
         self.fields["is_public"] = forms.BooleanField(label="Public (listed in the lobby, anyone may watch)",
                                                       required=False, initial=True)
         self.fields["rated"] = forms.BooleanField(label="Rated", required=False, initial=True)
+        self.fields["clock"] = forms.ChoiceField(
+            label="Clock", required=False, initial="none",
+            choices=[("none", "No clock (a player away 60 s on their turn may be claimed)"),
+                     ("fischer", "Minutes per player, plus seconds per move"), ("turn", "A time limit per turn")])
+        self.fields["clock_minutes"] = forms.FloatField(label="Minutes per player", min_value=0.5, max_value=180,
+                                                        initial=5, required=False)
+        self.fields["clock_increment"] = forms.IntegerField(label="Seconds added per move", min_value=0,
+                                                            max_value=180, initial=3, required=False)
+        self.fields["clock_turn"] = forms.IntegerField(label="Seconds per turn", min_value=5, max_value=3600,
+                                                       initial=30, required=False)
+
+    @property
+    def clock_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in ("clock", "clock_minutes", "clock_increment", "clock_turn")]
+
+    def clock(self) -> dict[str, Any]:
+        """The clock as services.clock_spec makes it (ServiceError if out of range)."""
+        data = self.cleaned_data
+        return clock_spec(data.get("clock") or "none", minutes=data.get("clock_minutes") or 0,
+                          increment=data.get("clock_increment") or 0, turn_seconds=data.get("clock_turn") or 0)
 
     @property
     def seat_fields(self) -> list[forms.BoundField]:

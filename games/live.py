@@ -27,7 +27,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.urls import reverse
 from django.utils import timezone
 
-from . import services
+from . import chat, services
 from .engines import get_engine
 from .services import Change, Presence, ServiceError, Snapshot
 
@@ -46,6 +46,10 @@ class Viewer(Protocol):
     async def show(self, live: LiveMatch, shared: dict[Any, str]) -> None: ...
 
     async def session_check(self, event: dict[str, Any]) -> None: ...
+
+    async def chat_line(self, line: chat.Line) -> None: ...
+
+    async def chat_hidden(self, line_id: int) -> None: ...
 
 
 class Writer:
@@ -306,6 +310,21 @@ class LiveMatch:
                                                      {"type": "match.presence", "id": self.id})
         await self.show_all()
 
+    async def chat(self, line: chat.Line, *, publish: bool = True) -> None:
+        """A chat line: to this process's sockets in its room, and to the other processes holding the match."""
+        for socket in list(self.sockets):
+            with contextlib.suppress(Exception):
+                await socket.chat_line(line)
+        if publish and not self.hub.alone:
+            with contextlib.suppress(Exception):
+                await get_channel_layer().group_send(services.match_group(self.id), {
+                    "type": "match.chat", "id": self.id, "from": self.hub.channel, "line": orjson.dumps(line).decode()})
+
+    async def chat_hidden(self, line_id: int) -> None:
+        for socket in list(self.sockets):
+            with contextlib.suppress(Exception):
+                await socket.chat_hidden(line_id)
+
     async def rename(self, player: services.Player) -> None:
         """A player's new name or picture: shown at once (the snapshot's copy of the player changes)."""
         if not any(s.user_id == player.user_id for s in self.snap.seats):
@@ -430,6 +449,14 @@ class Hub:
             live = self.matches.get(message["id"])
             if live is not None:
                 await live.refresh_presence(publish=False)
+        elif kind == "match.chat":
+            live = self.matches.get(message["id"])
+            if live is not None and message.get("from") != self.channel:
+                await live.chat(chat.Line(**orjson.loads(message["line"])), publish=False)
+        elif kind == "match.chat_hidden":
+            live = self.matches.get(message["id"])
+            if live is not None:
+                await live.chat_hidden(int(message["line"]))
         elif kind == "match.player":
             player = services.Player(**orjson.loads(message["player"]))
             live = self.matches.get(message["id"])

@@ -48,6 +48,7 @@ def create_match(request: HttpRequest, game: str) -> HttpResponse:
                 is_public=form.cleaned_data["is_public"],
                 rated=form.cleaned_data["rated"],
                 first_seat_bot=form.first_seat_bot(),
+                clock=form.clock(),
             )
         except services.ServiceError as error:
             form.add_error(None, str(error))

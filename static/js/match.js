@@ -39,3 +39,9 @@
   document.addEventListener("DOMContentLoaded", function () { clocks(); inviteLinks(); });
   document.addEventListener("htmx:wsAfterMessage", refresh);
 })();
+
+// After a chat line is sent, its box is emptied for the next one (the socket's answer is the line itself).
+document.addEventListener("htmx:wsAfterSend", function (event) {
+  var form = event.target && event.target.closest ? event.target.closest("#chat-form") : null;
+  if (form) { form.reset(); }
+});

@@ -77,7 +77,8 @@ def top_level_elements(html: str) -> list[tuple[str, str, str]]:
 
 class Page:
     """What a browser's page holds after the socket's messages, swapped in by id as htmx does: a whole
-    element replaced (outerHTML), or the log's new entries added at the top (afterbegin)."""
+    element replaced (outerHTML), the log's new entries added at the top (afterbegin), a chat line at the end
+    (beforeend), a hidden one taken away (delete)."""
 
     def __init__(self) -> None:
         self.parts: dict[str, str] = {}
@@ -90,6 +91,20 @@ class Page:
                 part = self.parts[holder]
                 tag_end = part.index(">", part.index(f'id="{element_id}"')) + 1
                 self.parts[holder] = part[:tag_end] + inner + part[tag_end:]
+            elif oob == "beforeend":  # a new chat line, at the end of the list
+                inner = outer[outer.index(">") + 1: outer.rindex("</")]
+                holder = next(key for key, part in self.parts.items() if f'id="{element_id}"' in part)
+                part = self.parts[holder]
+                start = part.index(f'id="{element_id}"')
+                tag = part[part.rindex("<", 0, start) + 1:].split(None, 1)[0]
+                close = part.index(f"</{tag}>", start)
+                self.parts[holder] = part[:close] + inner + part[close:]
+            elif oob == "delete":  # a hidden chat line, taken off the page
+                for holder, part in self.parts.items():
+                    if f'id="{element_id}"' in part:
+                        start = part.rindex("<", 0, part.index(f'id="{element_id}"'))
+                        tag = part[start + 1:].split(None, 1)[0]
+                        self.parts[holder] = part[:start] + part[part.index(f"</{tag}>", start) + len(tag) + 3:]
             else:
                 self.parts[element_id] = outer
         return self.html()
