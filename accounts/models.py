@@ -23,6 +23,8 @@ class User(AbstractUser):
     # For bot accounts: which game and which level of games.bots.<game>.BOTS they play.
     bot_game = models.CharField(max_length=20, blank=True)
     bot_level = models.CharField(max_length=20, blank=True)
+    # The table's sound cues (your turn, a slap, a gather or lay-down, the end): off until the person turns them on.
+    sounds = models.BooleanField(default=False)
 
     class Meta:
         constraints = [

@@ -11,4 +11,5 @@ urlpatterns = [
     path("login/", LoginView.as_view(authentication_form=SignInForm), name="login"),
     path("signup/", views.signup, name="signup"),
     path("profile/", views.profile_edit, name="profile_edit"),
+    path("sounds/", views.sounds, name="sounds"),
 ]

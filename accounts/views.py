@@ -62,6 +62,15 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 
 
 @login_required
+@require_http_methods(["POST"])
+def sounds(request: HttpRequest) -> HttpResponse:
+    """Turn the table's sound cues on or off for this person (the match page's toggle posts here)."""
+    request.user.sounds = request.POST.get("on") == "1"
+    request.user.save(update_fields=["sounds"])
+    return HttpResponse(status=204)
+
+
+@login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def profile_edit(request: HttpRequest) -> HttpResponse:
     """One's own display name, email and picture."""

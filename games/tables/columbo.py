@@ -409,6 +409,8 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         prompt = f"Slap now: the {card_name(top)} is on the discard pile. Or: {prompt[0].lower()}{prompt[1:]}"
 
     return {
+        # What the last move was, for the page's sound cue (static/js/site.js): a slap.
+        "cue": "slap" if kind == "slap" else "",
         "solo": players == 1,
         "phase": phase,
         "current": view.get("current"),

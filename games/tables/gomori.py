@@ -100,7 +100,10 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         }
         for i in range(2)
     ]
+    plays = (view.get("last") or {}).get("plays") or []
     return {
+        # What the last move was, for the page's sound cue (static/js/site.js): cards gathered.
+        "cue": "gather" if any(p.get("gathered_cells") for p in plays) else "",
         # Called by the template only when the board is drawn: a board shared by its viewers is drawn once.
         "rows": _once(rows),
         "columns": c1 - c0 + 1,

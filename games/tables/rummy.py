@@ -639,7 +639,10 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         if action["type"] == "add" and action.get("freed"):
             who = "You" if last.get("seat") == seat else _seat_name(names, last["seat"])
             freed.append(f"{who} took the {card_name(action['freed'])} back from pack {action['pack'] + 1}.")
+    actions = last.get("actions") or []
     return {
+        # What the last move was, for the page's sound cue (static/js/site.js): a lay-down.
+        "cue": "meld" if actions and actions[-1]["type"] == "meld" else "",
         "sides": _sides(view, seat, names),
         "stock": {"count": view["stock_count"], "send": stock},
         "discard": {"top": card(top), "count": view["discard_count"], "send": take, "hint": take_hint},

@@ -34,6 +34,7 @@
       var place = section ? section.id : "";
       var move = node.getAttribute("data-move");
       if (shownMove[place] === move) { node.classList.add("settled"); }
+      else if (shownMove[place] !== undefined && node.getAttribute("data-cue")) { newCue = node.getAttribute("data-cue"); }
       shownMove[place] = move;
     });
   }
@@ -54,7 +55,96 @@
     }, 250);
   }
 
-  function refresh() { updateTitle(); startCountdowns(); tableCountdowns(); setupRoving(); settle(); }
+  // Sound cues, made in the browser (WebAudio, no sound files): your turn, a slap, a gather or lay-down (the
+  // board's data-cue, for a new move only), the end. Off until the person turns them on (kept on their account,
+  // or in this browser when signed out). A hidden tab may also show a notification when it becomes your turn.
+  var TUNES = {
+    turn: [[660, 0, 0.12], [880, 0.12, 0.18]],
+    slap: [[180, 0, 0.09], [120, 0.05, 0.12]],
+    gather: [[523, 0, 0.1], [659, 0.09, 0.1], [784, 0.18, 0.2]],
+    meld: [[392, 0, 0.16], [523, 0.08, 0.16], [659, 0.16, 0.24]],
+    end: [[523, 0, 0.15], [659, 0.15, 0.15], [784, 0.3, 0.15], [1047, 0.45, 0.35]]
+  };
+  var audio = null;
+  function pressed(id) { var node = document.getElementById(id); return !!node && node.getAttribute("aria-pressed") === "true"; }
+  function play(cue) {
+    var Context = window.AudioContext || window.webkitAudioContext;
+    if (!TUNES[cue] || !Context) { return; }
+    audio = audio || new Context();
+    if (audio.state === "suspended") { audio.resume(); }
+    var start = audio.currentTime;
+    TUNES[cue].forEach(function (note) {
+      var osc = audio.createOscillator();
+      var gain = audio.createGain();
+      osc.type = cue === "slap" ? "square" : "sine";
+      osc.frequency.value = note[0];
+      gain.gain.setValueAtTime(0.0001, start + note[1]);
+      gain.gain.exponentialRampToValueAtTime(0.18, start + note[1] + 0.01);
+      gain.gain.exponentialRampToValueAtTime(0.0001, start + note[1] + note[2]);
+      osc.connect(gain);
+      gain.connect(audio.destination);
+      osc.start(start + note[1]);
+      osc.stop(start + note[1] + note[2] + 0.02);
+    });
+  }
+  var newCue = null;       // the cue of a new move's board, found by settle()
+  var wasMyTurn = null;
+  var wasOver = null;
+  function cues() {
+    var status = document.getElementById("status");
+    if (!status) { return; }
+    var mine = status.hasAttribute("data-your-turn");
+    var over = !!status.querySelector(".outcome");
+    var turnNow = mine && wasMyTurn === false;
+    var cue = over && wasOver === false ? "end" : newCue || (turnNow ? "turn" : null);
+    newCue = null;
+    wasMyTurn = mine;
+    wasOver = over;
+    if (!cue) { return; }
+    document.documentElement.setAttribute("data-last-cue", cue);  // what the tests read
+    if (pressed("sound-toggle")) { play(cue); }
+    if (turnNow && document.hidden && pressed("notify-toggle") &&
+        window.Notification && Notification.permission === "granted") {
+      new Notification("Your turn", { body: document.title.replace(/^▶ Your turn · /, ""), tag: "card-club-turn" });
+    }
+  }
+  function saveSounds(on) {
+    var toggle = document.getElementById("sound-toggle");
+    var url = toggle.getAttribute("data-save");
+    if (!url) { try { localStorage.setItem("cardclub-sounds", on ? "1" : "0"); } catch (e) { /* private mode */ } return; }
+    var headers = JSON.parse(document.body.getAttribute("hx-headers") || "{}");
+    headers["Content-Type"] = "application/x-www-form-urlencoded";
+    fetch(url, { method: "POST", headers: headers, body: "on=" + (on ? "1" : "0"), credentials: "same-origin" });
+  }
+  function setupToggles() {
+    var sound = document.getElementById("sound-toggle");
+    if (!sound || sound.cardClubReady) { return; }
+    sound.cardClubReady = true;
+    if (!sound.getAttribute("data-save")) {
+      try { sound.setAttribute("aria-pressed", localStorage.getItem("cardclub-sounds") === "1" ? "true" : "false"); } catch (e) { /* private mode */ }
+    }
+    sound.addEventListener("click", function () {
+      var on = !pressed("sound-toggle");
+      sound.setAttribute("aria-pressed", on ? "true" : "false");
+      saveSounds(on);
+      if (on) { play("turn"); }  // a click may start the sound: browsers allow it only after a gesture
+    });
+    var notify = document.getElementById("notify-toggle");
+    if (!notify || !window.Notification) { return; }
+    notify.hidden = false;
+    try { notify.setAttribute("aria-pressed", localStorage.getItem("cardclub-notify") === "1" && Notification.permission === "granted" ? "true" : "false"); } catch (e) { /* private mode */ }
+    notify.addEventListener("click", function () {
+      function set(on) {
+        notify.setAttribute("aria-pressed", on ? "true" : "false");
+        try { localStorage.setItem("cardclub-notify", on ? "1" : "0"); } catch (e) { /* private mode */ }
+      }
+      if (pressed("notify-toggle")) { set(false); return; }
+      // The browser asks for permission only now, when the person turned the notification on.
+      Notification.requestPermission().then(function (answer) { set(answer === "granted"); });
+    });
+  }
+
+  function refresh() { updateTitle(); startCountdowns(); tableCountdowns(); setupRoving(); settle(); cues(); setupToggles(); }
 
   // Keyboard at the table. A hand or a board marked data-roving is one Tab stop: the arrow keys move between
   // its items ([data-key], each with a stable id), Home and End go to its ends. The socket swaps whole

@@ -141,3 +141,40 @@ def test_a_whole_rummy_turn_with_the_keyboard(browser: Any, asgi_server: str) ->
         assert focused(page) != "BODY"
     finally:
         page.context.close()
+
+
+def test_sound_cues_are_off_until_turned_on_and_the_choice_is_kept(browser: Any, asgi_server: str) -> None:
+    users = people(2)
+    match = mid_game("gomori", users, moves=2)
+    page = signed_in(browser, asgi_server, users[0], DESKTOP)
+    try:
+        page.goto(match.get_absolute_url())
+        page.wait_for_selector("#status[data-your-turn]")
+        toggle = page.locator("#sound-toggle")
+        assert toggle.get_attribute("aria-pressed") == "false"
+        toggle.click()
+        assert toggle.get_attribute("aria-pressed") == "true"
+        for _ in range(50):
+            users[0].refresh_from_db()
+            if users[0].sounds:
+                break
+            page.wait_for_timeout(50)
+        assert users[0].sounds
+        page.reload()
+        assert page.locator("#sound-toggle").get_attribute("aria-pressed") == "true"
+        # Both play a move by clicking (the other in a tab of their own); when the turn comes back, the page's
+        # cue is "turn" (or the move's own, a gather).
+        other = signed_in(browser, asgi_server, users[1], DESKTOP)
+        other.goto(match.get_absolute_url())
+        other.wait_for_selector("#board .gomori")
+        for tab in (page, other):
+            tab.wait_for_selector("#status[data-your-turn]")
+            while tab.locator("#status[data-your-turn]").count():
+                tab.locator("#hand .card-button").first.click()
+                tab.locator("#board .cell-button").first.click()
+                tab.wait_for_timeout(300)
+        page.wait_for_selector("#status[data-your-turn]")
+        page.wait_for_function("() => ['turn', 'gather'].includes(document.documentElement.dataset.lastCue)")
+        other.context.close()
+    finally:
+        page.context.close()

@@ -23,10 +23,11 @@ FIRST_SCREEN = {
     "rummy": [("the hand", "#hand .rm-hand-cards"), ("the piles", "#board .rm-piles"),
               ("the status line", "#status")],
 }
-SETUP = {
+SETUP: dict[str, dict[str, Any]] = {
     "gomori": {"moves": 6},
     "columbo": {"moves": 6, "options": {"rounds": 1}},
-    "ruhd": {"moves": 8},
+    # A placing turn with tiles in the open hand (the search for a position is the reference bots' own).
+    "ruhd": {"moves": 8, "until": lambda view: view.get("phase") == "place" and bool(view.get("hand"))},
     "rummy": {"moves": 8},
 }
 
