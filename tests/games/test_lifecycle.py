@@ -311,3 +311,6 @@ def test_a_rebuild_gives_the_figures_recorded_for_a_handed_over_match(alice: Any
     assert [row[1] for row in before] == [1, 1]
     stats.rebuild_all()
     assert list(PlayerStats.objects.order_by("user_id").values_list("user_id", "lost", "won", "rating")) == before
+    # History lists Alice as the seat's player, marked as having left.
+    page = Client().get("/history/").content.decode()
+    assert "Alice" in page and 'title="Left the match; a bot finished the seat">left</span>' in page
