@@ -35,15 +35,23 @@ def examples(slug: str) -> dict[str, Any]:
     """The examples a game's rules template draws; KeyError for an unknown game."""
     if slug not in SLUGS:
         raise KeyError(slug)
+    _figures[:] = [0]
     return _BUILDERS[slug]()
 
 
+_figures = [0]  # the example fields drawn so far for this page: each gets ids of its own
+
+
 def _without_controls(rows: list[list[dict[str, Any]]], keep_targets: set[Cell] | None = None) -> None:
-    """Drop the cells' socket controls (their highlight stays); keep only some targets when asked."""
+    """Drop the cells' socket controls (their highlight stays); keep only some targets when asked. The cells'
+    ids become the example's own: a page shows several fields, and the panel sits beside the live table."""
+    _figures[0] += 1
     for row in rows:
         for cell in row:
             cell.pop("hx", None)
             cell.pop("aria", None)
+            if "id" in cell:
+                cell["id"] = f"rules-{_figures[0]}-{cell['id']}"
             if keep_targets is not None and tuple(cell["at"]) not in keep_targets:
                 cell["classes"] = " ".join(c for c in cell["classes"].split() if c != "target")
 
