@@ -62,10 +62,11 @@ async def test_two_matches_with_the_same_id_each_show_their_own_position(
 
 def test_a_remembered_piece_of_html_is_the_one_its_values_make() -> None:
     # The only HTML kept between updates: card faces and board cells, keyed by every value they are drawn from.
-    one = piece("games/tables/gomori.html#cell", cell={"classes": "cell target", "top": None})
-    two = piece("games/tables/gomori.html#cell", cell={"classes": "cell", "top": None})
+    cell = {"classes": "cell target", "top": None, "id": "gc0_0", "name": "row 1, column 1: empty"}
+    one = piece("games/tables/gomori.html#cell", cell=cell)
+    two = piece("games/tables/gomori.html#cell", cell={**cell, "classes": "cell"})
     assert 'class="cell target"' in one and 'class="cell"' in two
-    assert one == piece("games/tables/gomori.html#cell", cell={"classes": "cell target", "top": None})
+    assert one == piece("games/tables/gomori.html#cell", cell=dict(cell))
 
 
 def signed_in_client(user: Any) -> tuple[Client, str]:
