@@ -11,6 +11,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from .models import ChatMessage, ChatMute
@@ -87,6 +88,8 @@ def muted_by(*, match_id: int, user_id: int | None) -> frozenset[int]:
 def set_mute(*, match_id: int, user_id: int, other: int, mute: bool) -> frozenset[int]:
     if other == user_id:
         raise ServiceError("You can't mute yourself.")
+    if mute and not get_user_model().objects.filter(pk=other).exists():
+        raise ServiceError("There is no such person to mute.")
     if mute:
         ChatMute.objects.get_or_create(match_id=match_id, user_id=user_id, muted_id=other)
     else:

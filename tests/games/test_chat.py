@@ -102,6 +102,9 @@ async def test_a_player_mutes_another_for_the_match(
     assert ok and "still there" not in section(await again.receive_from(timeout=5), "chat")
     await black.send_to(text_data=json.dumps({"op": "mute", "user": alice.pk}))
     assert "mute yourself" in error_text(await black.receive_from(timeout=5))
+    for nobody in (987654321, "x", None, [1]):
+        await black.send_to(text_data=json.dumps({"op": "mute", "user": nobody}))
+        assert "mute" in error_text(await black.receive_from(timeout=5))
 
 
 async def test_an_administrator_hides_a_line_from_every_page(
