@@ -295,7 +295,11 @@ def bases_for(game: str, state: Any, version: int, seat: int, page: str) -> list
     }[game]
     other = 1 - seat
     bases += [{"op": "claim", "seat": other}, {"op": "claim_bot", "seat": other}, {"op": "claim", "seat": seat},
-              {"op": "rematch"}, {"op": "resign", "action": None}, {"hello": 1}]
+              {"op": "rematch"}, {"op": "resign", "action": None}, {"hello": 1},
+              # The lifecycle's and the chat's operations, in the shapes that change nothing of an active
+              # match (a chat line that is sent reaches the others; an empty one, or one too long, is refused).
+              {"op": "cancel"}, {"op": "leave"}, {"op": "retake"}, {"op": "decline"}, {"op": "chat", "text": ""},
+              {"op": "chat", "text": "x" * 301}, {"op": "mute", "user": 10**9 - 1}, {"op": "unmute", "user": None}]
     return bases
 
 
@@ -311,7 +315,15 @@ def would_change(game: str, text: str, state: Any, version: int, status: str, se
     if not isinstance(frame, dict) or "ui" in frame:
         return False
     if "action" not in frame:
-        return frame.get("op") == "resign" or (frame.get("op") == "rematch" and status != Match.Status.ACTIVE)
+        op = frame.get("op")
+        if not isinstance(op, str):
+            return False
+        if op == "chat":  # a line that would be sent reaches the other sockets: only refused ones are fuzzed
+            text = frame.get("text")
+            return isinstance(text, str) and 0 < len(text.strip()) <= 300
+        if op in {"mute", "unmute"}:  # a real person muted redraws this socket's chat: not a change, but news
+            return isinstance(frame.get("user"), int) and not isinstance(frame.get("user"), bool)
+        return op in {"resign", "abort"} or (op in {"rematch", "decline"} and status != Match.Status.ACTIVE)
     try:
         action = consumers.json_field(frame["action"])
         expected = consumers.int_field(frame.get("version"))
