@@ -59,7 +59,8 @@ class CreateMatchForm(forms.Form):
         self.fields["rated"] = forms.BooleanField(label="Rated", required=False, initial=True)
         self.fields["clock"] = forms.ChoiceField(
             label="Clock", required=False, initial="none",
-            choices=[("none", "No clock (a player away 60 s on their turn may be claimed)"),
+            help_text="Without a clock, a player away 60 s on their turn may be claimed.",
+            choices=[("none", "No clock"),
                      ("fischer", "Minutes per player, plus seconds per move"), ("turn", "A time limit per turn")])
         self.fields["clock_minutes"] = forms.FloatField(label="Minutes per player", min_value=0.5, max_value=180,
                                                         initial=5, required=False)
