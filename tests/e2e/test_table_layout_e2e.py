@@ -50,7 +50,14 @@ def test_the_table_fits_the_first_screen_of_a_phone(browser: Any, asgi_server: s
         )
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], f"scrolls sideways: {wide}"
         for what, selector in FIRST_SCREEN[game]:
-            box = page.locator(selector).first.bounding_box()
+            # The socket redraws the table once it opens: an element measured mid-swap has no box yet.
+            box = None
+            for _ in range(20):
+                page.locator(selector).first.wait_for(state="visible", timeout=5000)
+                box = page.locator(selector).first.bounding_box()
+                if box is not None:
+                    break
+                page.wait_for_timeout(50)
             assert box is not None, f"{what} is not shown"
             assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], (
                 f"{game}: {what} ({selector}) spans {box['y']:.0f}-{box['y'] + box['height']:.0f} px, "
