@@ -7,6 +7,7 @@ from pathlib import PurePath
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models.functions import Lower
 from django.urls import reverse
 
 
@@ -34,6 +35,9 @@ class User(AbstractUser):
                 name="one_bot_per_game_and_level",
             )
         ]
+        # The history's ?player= looks a name up in any case (games.history.find_player compares
+        # Lower(username)); without this index both databases scan every user.
+        indexes = [models.Index(Lower("username"), name="user_username_lower")]
 
     def __str__(self) -> str:
         return self.name
@@ -51,7 +55,6 @@ class User(AbstractUser):
         """The uploaded avatar, or the generated one: every user always has a picture."""
         if self.avatar:
             return self.avatar.url
-        from .avatars import generated_avatar_version
+        from .avatars import generated_avatar_url
 
-        # The version changes with the name and the bot flag, so the picture can be cached for long.
-        return f"{reverse('generated_avatar', args=[self.username])}?v={generated_avatar_version(self)}"
+        return generated_avatar_url(self.username, self.name, self.is_bot)

@@ -15,8 +15,22 @@ from django.views.decorators.http import require_GET
 from . import history, replay, selectors, services
 from .catalog import GAMES
 from .engines import get_engine
+from .jinja import render_block
 from .models import Match, Move, Seat
 from .rendering import describe_result, match_meta, page_fragments, render_fragment, seat_names, table_context
+
+OUTCOME_LABELS = {"won": "Won", "lost": "Lost", "drawn": "Draw", "solo": "Solo"}
+
+
+def history_table(page: history.HistoryPage, viewer: Any) -> SafeString:
+    """The page's table of matches, drawn by Jinja2 (templates/jinja2/games/history_table.html)."""
+    if not page.rows:
+        return mark_safe("")
+    return mark_safe(render_block("games/history_table.html", "table", {
+        "rows": page.rows,
+        "show_result": bool(page.subject or viewer.is_authenticated),
+        "outcome_labels": OUTCOME_LABELS,
+    }))
 
 
 def _history_response(request: HttpRequest, form: history.HistoryFilterForm, subject: Any, *,
@@ -32,6 +46,7 @@ def _history_response(request: HttpRequest, form: history.HistoryFilterForm, sub
     context = {
         "form": form,
         "history": page,
+        "history_table": history_table(page, request.user) if page else "",
         "subject": page.subject if page else None,
         "fixed_subject": subject if fixed else None,
         "notice": notice,
@@ -209,10 +224,12 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     if slug not in GAMES:
         slug = next(iter(GAMES))
     rows = history.leaderboard(slug)
+    lines = history.leaderboard_rows(rows, request.user)
     return render(request, "games/leaderboard.html", {
         "games": list(GAMES.values()),
         "current": GAMES[slug],
         "rows": rows,
+        "leaderboard_rows": mark_safe(render_block("games/leaderboard_rows.html", "rows", {"rows": lines})),
         "min_matches": history.LEADERBOARD_MIN_MATCHES,
         "provisional_deviation": history.PROVISIONAL_DEVIATION,
     })

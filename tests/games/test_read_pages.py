@@ -1,0 +1,184 @@
+"""The read pages at scale (issue 20): each page's number of queries pinned, the history's capped count,
+the player lookup's index, and the shortcuts the presenters take (URLs from a prefix, avatar URLs cached by
+what they are made from, dates and ratings formatted without the template filters) equal to what they
+replace."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.template.defaultfilters import date as date_filter
+from django.template.defaultfilters import floatformat
+from django.test import Client
+from django.urls import reverse, set_script_prefix
+from django.utils import timezone
+from history_helpers import bulk_finished_matches, play_random, start_match
+
+from accounts.avatars import generated_avatar_version
+from games import history
+from games.bots_accounts import ensure_bot_accounts
+from games.history import find_player, finished_text, whole
+from games.links import Link
+from games.models import Match, PlayerStats, Seat
+
+pytestmark = pytest.mark.django_db
+
+COUNT = 130  # three history pages
+
+
+@dataclass
+class Club:
+    people: list[Any]
+    replayed: Match
+
+
+@pytest.fixture(scope="module")
+def club(django_db_setup: None, django_db_blocker: Any) -> Iterator[Club]:
+    """COUNT finished matches, one played move by move, and a lobby's waiting and running matches."""
+    user_model = get_user_model()
+    with django_db_blocker.unblock():
+        people = [user_model.objects.create(username=f"Read-{i}", display_name=f"Read {i}" if i % 2 else "")
+                  for i in range(6)]
+        bots = ensure_bot_accounts()[:2]
+        matches = bulk_finished_matches(COUNT, people, bots, seed=5)
+        replayed = play_random(start_match("gomori", people[:2], seed=77), people[:2], random.Random(3))
+        lobby = Match.objects.bulk_create([
+            Match(game="gomori", players=2, seed=i, options={}, is_public=True, created_by=people[2 + i % 2],
+                  status=Match.Status.WAITING if i < 2 else Match.Status.ACTIVE)
+            for i in range(4)
+        ])
+        Seat.objects.bulk_create([Seat(match=m, index=s, user=people[2 + (i + s) % 4] if s == 0 or i >= 2 else None)
+                                  for i, m in enumerate(lobby) for s in range(2)])
+        yield Club(people, replayed)
+        Match.objects.filter(pk__in=[m.pk for m in [*matches, *lobby, replayed]]).delete()
+        PlayerStats.objects.filter(user__in=bots).delete()
+        for person in people:
+            person.delete()
+
+
+def client_for(user: Any = None) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+# Signed in, each page reads the session and the user first (2 queries). The history: a player's name or
+# a player's page (1), the capped count, the page's rows, their seats and players (3).
+PAGES = [
+    ("/history/", 3),
+    ("/history/?page=2", 3),
+    ("/history/?game=rummy&opponents=bots", 3),
+    ("/history/?date_from=2000-01-01&date_to=2100-01-01", 3),
+    ("/history/?player=read-1", 4),
+    ("/u/Read-2/history/?game=gomori", 4),
+    ("/leaderboard/?game=gomori", 1),  # the top 100 with their players
+    ("/u/Read-0/", 3),  # the person, their figures per game, their rating history
+    ("/play/", 6),  # three lists, each with its seats and players
+]
+
+
+@pytest.mark.parametrize(("url", "queries"), PAGES)
+def test_each_read_page_costs_a_fixed_number_of_queries(club: Club, url: str, queries: int,
+                                                        django_assert_num_queries: Any) -> None:
+    signed_in = client_for(club.people[2])  # with matches in each of the lobby's lists
+    with django_assert_num_queries(queries + 2):
+        assert signed_in.get(url).status_code == 200
+
+
+def test_the_replay_page_costs_a_fixed_number_of_queries(club: Club, django_assert_num_queries: Any) -> None:
+    # The match with its rematch (1), its seats and players (1), its moves (1), who is present and when
+    # each seat was last seen (2).
+    signed_in = client_for(club.people[0])
+    url = f"/m/{club.replayed.pk}/replay/?move=5"
+    signed_in.get(url)
+    with django_assert_num_queries(2 + 5):
+        assert signed_in.get(url).status_code == 200
+
+
+def test_the_history_count_stops_at_the_cap(club: Club, monkeypatch: pytest.MonkeyPatch,
+                                            django_assert_num_queries: Any) -> None:
+    monkeypatch.setattr(history, "COUNT_CAP", 100)
+    client = client_for()
+    first = client.get("/history/")
+    html = first.content.decode()
+    assert "More than 100 matches · page 1 of the newest 2" in " ".join(html.split())
+    assert first.context["history"].capped
+    last = client.get("/history/?page=99")
+    assert last.context["history"].page.number == 2 and not last.context["history"].page.has_next()
+    # Below the cap the count is exact, as before.
+    exact = client.get("/history/?game=gomori").context["history"]
+    assert not exact.capped
+    assert exact.page.paginator.count == Match.objects.filter(
+        listing__game="gomori", listing__is_public=True).count()
+
+
+def test_the_capped_count_reads_at_most_the_cap(club: Club, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(history, "COUNT_CAP", 100)
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        client_for().get("/history/")
+    counts = [q["sql"] for q in captured if "COUNT(" in q["sql"].upper()]
+    assert len(counts) == 1 and "LIMIT 101" in counts[0]
+
+
+def test_the_player_lookup_is_any_case_and_uses_the_lower_index(club: Club) -> None:
+    assert find_player(" read-3 ") == club.people[3] == find_player("READ-3")
+    assert find_player("read-") is None and find_player("  ") is None
+    users = get_user_model().objects.all()
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # A handful of users is cheaper to scan: make the planner show whether it can use the index.
+            cursor.execute("SET LOCAL enable_seqscan = off")
+        from django.db.models import Value
+        from django.db.models.functions import Lower
+
+        plan = users.annotate(u=Lower("username")).filter(u=Lower(Value("read-3"))).explain()
+    assert "user_username_lower" in plan, plan
+
+
+def test_links_equal_reverse(settings: Any) -> None:
+    names = ["ada", "Ada.Lovelace", "a+b@c-d_e", "zoë", "名前", "x%y"]
+    try:
+        for prefix in ("/", "/club/"):
+            set_script_prefix(prefix)
+            profile = Link("profile")
+            for name in names:
+                assert profile(name) == reverse("profile", args=[name])
+            replay = Link("replay", numeric=True)
+            for pk in (1, 42, 10**12):
+                assert replay(pk) == reverse("replay", args=[pk])
+    finally:
+        set_script_prefix("/")
+
+
+def test_avatar_urls_are_cached_by_what_they_are_made_from(make_user: Any) -> None:
+    user = make_user("painter", display_name="Ada")
+    first = user.avatar_url
+    assert first == f"{reverse('generated_avatar', args=['painter'])}?v={generated_avatar_version(user)}"
+    user.display_name = "Ada L."  # same id, new name: a new picture, a new URL
+    assert user.avatar_url != first and user.avatar_url.endswith(generated_avatar_version(user))
+    user.display_name = "Ada"
+    assert user.avatar_url == first
+    try:
+        set_script_prefix("/club/")
+        assert user.avatar_url == f"/club{first}"
+    finally:
+        set_script_prefix("/")
+
+
+def test_the_presenters_format_as_the_template_filters_did() -> None:
+    moments = [dt.datetime(2026, 1, 5, 9, 3, tzinfo=dt.UTC), dt.datetime(1999, 12, 31, 23, 59, tzinfo=dt.UTC),
+               timezone.now()]
+    for moment in moments:
+        assert finished_text(moment) == date_filter(timezone.localtime(moment), "j M Y, H:i")
+    for value in (1500.0, 1500.5, 1499.4999, 2.5, 3.5, 0.5, 1234.56789, 349.99999, 110.0, 1e-9):
+        assert whole(value) == floatformat(value, 0)
