@@ -135,7 +135,9 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
     finished = match.status == Match.Status.FINISHED
     # The bots' reasons shown are those of the moves up to the one shown.
     notes = tuple((move.seat, move.note) for move in moves[:number])[-services.NOTES_KEPT:]
-    meta = match_meta(services.snapshot_of(match, seats, notes), services.presence_of(match.pk))
+    # Who is at the table matters only while it is played (the away badges); a finished match has no presence.
+    presence = services.presence_of(match.pk) if match.status == Match.Status.ACTIVE else {}
+    meta = match_meta(services.snapshot_of(match, seats, notes), presence)
     names = seat_names(meta)
 
     own = _viewer_seat(seats, request.user)

@@ -94,12 +94,12 @@ def test_each_read_page_costs_a_fixed_number_of_queries(club: Club, url: str, qu
 
 
 def test_the_replay_page_costs_a_fixed_number_of_queries(club: Club, django_assert_num_queries: Any) -> None:
-    # The match with its rematch (1), its seats and players (1), its moves (1), who is present and when
-    # each seat was last seen (2).
+    # The match with its rematch (1), its seats and players (1), its moves (1); a finished match reads no
+    # presence.
     signed_in = client_for(club.people[0])
     url = f"/m/{club.replayed.pk}/replay/?move=5"
     signed_in.get(url)
-    with django_assert_num_queries(2 + 5):
+    with django_assert_num_queries(2 + 3):
         assert signed_in.get(url).status_code == 200
 
 
