@@ -158,6 +158,10 @@ def _ruhd_state(board: list[tuple[int, int, str, int]], hand: list[str], deck: l
 def _ruhd_table(state: Any, *, steps: bool = False) -> dict[str, Any]:
     """The table as a spectator sees it (no controls); the line of steps only where the example wants it."""
     table = ruhd_table.present(RUHD.view(state, None), None, {}, NAMES)
+    _without_controls(table["rows"])  # the cells' ids (and the hand's, below) become the example's own
+    for item in table["hand"]:
+        item["key"] = f"rules-{_figures[0]}-{item['key']}"
+    table["roving"] = False  # an example is no Tab stop
     if not steps:
         table["turn_text"] = None
     return table
@@ -224,7 +228,7 @@ def _cb_hand(seat: int, name: str, cards: list[str | None], *, me: bool = False,
         slots.append({
             "seat": seat, "slot": k, "empty": False, "face": face, "flash": None, "remembered": False,
             "known": False, "mark": marks.get(k, ""), "seen_by": "",
-            "label": f"{where}: {card_name(code)}" if face else f"{where}, face-down",
+            "label": f"{where}: {card_name(code)}" if face else f"{where}: face-down card",
         })
     columns: list[list[dict[str, Any] | None]] = [[slots[0], slots[2]], [slots[1], slots[3]]]
     for first in range(4, len(slots), 2):

@@ -205,7 +205,9 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     drawn_name = card_name(drawn["card"]) if drawn and drawn.get("card") else None
 
     def present_slot(s: int, k: int, slot: dict[str, Any]) -> dict[str, Any]:
-        entry: dict[str, Any] = {"seat": s, "slot": k, "where": words.card_at(s, k), "empty": slot["empty"]}
+        # The id stays the same from one update to the next: the page's keyboard focus comes back to it.
+        entry: dict[str, Any] = {"seat": s, "slot": k, "where": words.card_at(s, k), "empty": slot["empty"],
+                                 "id": f"cb-card-{s}-{k}"}
         if slot["empty"]:
             entry["label"] = f"{words.card_at(s, k)[0].upper()}{words.card_at(s, k)[1:]}: empty"
             return entry
@@ -230,7 +232,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
             entry["seen_by"] = ", ".join(words.name(v) for v in seen if v != s)
         label = f"{words.card_at(s, k)[0].upper()}{words.card_at(s, k)[1:]}"
         steady = shown and entry["flash"] is None  # a flashing face names itself until it turns over
-        entry["label"] = f"{label}: {card_name(code)}" if steady else f"{label}, face-down"
+        entry["label"] = f"{label}: {card_name(code)}" if steady else f"{label}: face-down card"
         if entry["seen_by"]:
             entry["label"] += ", seen by everyone" if entry["seen_by"] == "all" else f", seen by {entry['seen_by']}"
         if over or seat is None:
@@ -292,6 +294,18 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         })
     mine = hands[0] if seat is not None else None
     others = hands[1:] if seat is not None else hands
+    # The keyboard: the player's own cards, and another player's when one of them is a card action's target, are
+    # one Tab stop each (the arrow keys move between them). Once a card is drawn, or a card action of the
+    # player's begins, the focus moves to the first card it may go to (not while choosing the second card).
+    targets_now = playing and (view.get("step") == "place" or (my_action is not None and pick is None))
+    first_target = None
+    for hand in [*others, *([mine] if mine else [])]:
+        slots = [slot for column in hand["columns"] for slot in column if slot is not None]
+        hand["roving"] = hand["me"] or any(slot.get("control") for slot in slots)
+        if targets_now and first_target is None:
+            first_target = next((slot for slot in slots if slot.get("control")), None)
+    if first_target is not None:
+        first_target["focus_next"] = True
 
     # The piles and the turn's buttons.
     buttons: list[dict[str, Any]] = []

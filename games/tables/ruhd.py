@@ -251,6 +251,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     c0, c1 = min(cols_at) - margin, max(cols_at) + margin
 
     rows = []
+    first = True  # the first cell the chosen tile may go to (or cover): where the focus moves once it is chosen
     for r in range(r0, r1 + 1):
         cells = []
         for c in range(c0, c1 + 1):
@@ -298,13 +299,16 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
                     cell["hx"] = send({"type": "place", "tile": selected, "at": [r, c], "rotation": rotation})
                     cell["aria"] = f"Place {selected} here ({where})" + (
                         f": {got} point{'' if got == 1 else 's'}" if got is not None else "")
+            if first and "hx" in cell and selected and (r, c) in (targets if placing else cover_cells):
+                cell["first"] = True
+                first = False
             cell["classes"] = " ".join(cell["classes"])
             cells.append(cell)
         rows.append(cells)
 
     hand_tiles = []
     for tile in hand:
-        item: dict[str, Any] = {"id": tile, "selected": tile == selected,
+        item: dict[str, Any] = {"id": tile, "key": f"ruhd-pick-{tile}", "selected": tile == selected,
                                 "tile": drawn(tile, facing(tiles[tile], 0), decorative=placing or covering)}
         if placing:
             item["hx"] = send_ui({"tile": tile, "rotation": 0})
@@ -316,6 +320,8 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
             item["hx"] = send_ui({"tile": tile})
             item["aria"] = f"Cover with {tile}"
         hand_tiles.append(item)
+    if covering and not selected and hand_tiles:
+        hand_tiles[0]["focus_next"] = True  # placed: the focus moves on to the tiles to cover with
 
     turner = None
     if placing and selected_sides:
@@ -356,6 +362,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
 
     return {
         "hand_label": "The open hand",
+        "roving": True,  # the board and the hand are one Tab stop each (not in the rules' examples)
         "rows": rows,
         "columns": c1 - c0 + 1,
         "hand": hand_tiles,

@@ -155,6 +155,7 @@
   var remembered = {};  // a roving box's place ("board grid") -> the id of its item that had the focus last
 
   function boxPlace(box) {
+    if (box.id) { return box.id; }  // one of several boxes in a section (Columbo's players' cards)
     var section = box.closest("section[id]");
     return (section ? section.id : "") + " " + box.getAttribute("data-roving");
   }
@@ -186,9 +187,35 @@
       var other = rows[rows.indexOf(row) + (key === "ArrowUp" ? -1 : 1)];
       var cell = other && other.querySelectorAll("[role=gridcell]")[column];
       next = cell && (cell.matches("[data-key]") ? cell : cell.querySelector("[data-key]"));
-    } else if (key === "ArrowRight" || key === "ArrowDown") { next = items[at + 1]; }
-    else if (key === "ArrowLeft" || key === "ArrowUp") { next = items[at - 1]; }
+    } else {
+      // A list goes by what lies beside on the screen (Columbo's cards stand in columns of two; a hand may wrap),
+      // else by its order: left and right go on to the next row, up and down only in a list of one row.
+      next = beside(items, item, key);
+      var across = key === "ArrowLeft" || key === "ArrowRight";
+      if (!next && (across || items.every(function (node) { return overlap(node, item, true) > 0; }))) {
+        next = items[at + (key === "ArrowRight" || key === "ArrowDown" ? 1 : -1)];
+      }
+    }
     if (next) { makeCurrent(box, next); next.focus(); }
+  }
+  // How much two items share of the same row (across) or column on the screen.
+  function overlap(a, b, across) {
+    var p = a.getBoundingClientRect(), q = b.getBoundingClientRect();
+    return across ? Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top) : Math.min(p.right, q.right) - Math.max(p.left, q.left);
+  }
+  function beside(items, item, key) {
+    var across = key === "ArrowLeft" || key === "ArrowRight";
+    var sign = key === "ArrowRight" || key === "ArrowDown" ? 1 : -1;
+    var here = item.getBoundingClientRect();
+    var best = null, nearest = Infinity;
+    items.forEach(function (node) {
+      if (node === item || overlap(node, item, across) <= 0) { return; }
+      var r = node.getBoundingClientRect();
+      var gap = sign * (across ? r.left + r.right - here.left - here.right : r.top + r.bottom - here.top - here.bottom);
+      var off = Math.abs(across ? r.top + r.bottom - here.top - here.bottom : r.left + r.right - here.left - here.right);
+      if (gap > 0 && gap + off < nearest) { best = node; nearest = gap + off; }  // the nearest, the straightest
+    });
+    return best;
   }
   document.addEventListener("focusin", function (event) {
     var item = event.target;
@@ -220,7 +247,16 @@
     sent = false;
     var target = null;
     if (escapeTo) { target = document.getElementById(escapeTo); escapeTo = null; }
-    if (!target && answer && before && before.inTable) { target = document.querySelector(".table-area [data-focus-next]"); }
+    if (!target && answer && before && before.inTable) {
+      target = document.querySelector(".table-area [data-focus-next]");
+      // Unless the focus was on a control in the same box, still there and not the chosen one: the player went
+      // there on purpose (a Ruhd tile turned with R while on a legal cell stays on that cell).
+      var kept = before.id && document.getElementById(before.id);
+      if (target && kept && kept.tagName === "BUTTON" && kept.getAttribute("aria-pressed") !== "true" &&
+          kept.closest("[data-roving]") && kept.closest("[data-roving]") === target.closest("[data-roving]")) {
+        target = kept;
+      }
+    }
     if (!target && lost && before) {
       target = (before.id && document.getElementById(before.id)) || (before.inTable &&
         (document.querySelector(".table-area [data-focus-fallback]") ||
