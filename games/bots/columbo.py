@@ -1,9 +1,10 @@
 """Columbo bots: they see only their seat's view and legal actions.
 
-- random: any legal action, rarely a slap (and then a blind one);
-- reference: the rules file's strategy: remembers what its view shows, exchanges high cards for lower known
+- random (Rookie): keeps a drawn card only for a known higher one (or an unseen one when very low), learns its
+  own cards with 9s and 10s, plays no other card action, never slaps, taps with a known hand under 4 or late;
+- reference (Regular): the rules file's strategy: remembers what its view shows, exchanges high cards for lower known
   ones, uses 9/10 on its own cards and 7/8 on others', slaps known matches, taps when its known hand is low;
-- strong: also counts the unseen cards, discards or swaps so that it can slap its own matching card right
+- strong (Shark): also counts the unseen cards, discards or swaps so that it can slap its own matching card right
   after, takes cards from others with Jacks and Queens, and taps when it is clearly ahead of the table.
 """
 
@@ -184,7 +185,7 @@ def random_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
         if taps:
             if not unknown and total < TAP_LIMIT:
                 return taps[0], "taps: its whole hand is known and low"
-            if _turns_each(view) >= VERY_LONG_ROUND:
+            if _turns_each(view) >= LONG_ROUND:
                 return taps[0], "taps: the round has gone on long enough"
         stock = [a for a in by_type.get("draw", []) if a["from"] == "stock"]
         if stock:

@@ -1,11 +1,14 @@
 """Gomori bots: they read only a seat's view and legal actions (never the state).
 
-- random: any legal play.
-- reference: the greedy bot of the rules, one play at a time maximising 2 x cards gathered + 1 if stacked.
-- search: plans the whole turn (every chain of up to 5 plays, deepening while its budget lasts) and keeps the
-  sequence that gathers most; among equal sequences it prefers playing more cards (a fuller field of its suits),
-  then leaving the opponent the least to gather next turn. It replans at every call from the view (memoised)
-  and plays the first step of its best plan.
+- random (Rookie): any legal play, except that it always takes a gather when one is on offer (the biggest).
+- reference (Regular): the greedy bot of the rules, one play at a time maximising 2 x cards gathered + 1 if
+  stacked.
+- search (Shark): plans the whole turn (every chain of up to 5 plays, deepening while its node and time budget
+  lasts) and keeps the sequence worth most: the cards it gathers, less the cards the opponent could gather
+  next turn (the best line left open, weighted by how reachable its last cell is and by the chance that 5 of
+  the opponent's unplayed cards hold one that fits there), plus a little for its own open lines (more when a
+  card it keeps can complete them) and for each stacked play. It replans at every call from the view
+  (memoised) and plays the first step of its best plan.
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ import random
 import time
 from collections import OrderedDict
 from functools import lru_cache
+from math import comb
 from typing import Any
 
 from games.engines.base import Action, Bot, Cell, View, card_name
 from games.engines.gomori import (
     DECK_SUITS,
+    DECKS,
     DIAGONAL,
     FIELD_SIZE,
     LINE_OFFSETS,
@@ -31,11 +36,14 @@ from games.engines.gomori import (
 # A compact field for searching: cell -> (top card, stack height, top face-up).
 Board = dict[Cell, tuple[str, int, bool]]
 
-NODE_BUDGET = 600           # work units per decision (a simulated play is 1), to stay well under 50 ms
+NODE_BUDGET = 15000         # work units per decision (a simulated play is 1): p50 ~15 ms, p99 ~120 ms
 FINALS_COST = 4             # work units of weighing every empty cell of one position
-TIME_BUDGET = 0.015         # seconds: deeper iterations stop here whatever the budget left (slow machines)
+TIME_BUDGET = 0.12          # seconds: deeper iterations stop here whatever the budget left (slow machines)
+BUDGET_SCALE = 1.0          # both budgets are multiplied by this (bench/bots.py --budget-scale)
 SPOT_WEIGHT = {"empty": 1.0, "down": 1.0, "up": 0.4}
 OWN_WEIGHT = 0.3
+NET_WEIGHT = 1.0            # how many cards gathered now one card of the tie-break score is worth
+NO_CARD_WEIGHT = 0.3        # a chance of ours that no card kept in hand can complete (a draw must bring one)
 STACK_BONUS = 1.0
 CARD_VALUE = {"A": 4.0, "K": 3.0, "Q": 2.5, "J": 2.5}
 
@@ -212,6 +220,12 @@ def _pressure(spots: list[tuple[Cell, str, int, str]], suits: tuple[str, str]) -
     return max((SPOT_WEIGHT[kind] * value for _, suit, value, kind in spots if suit in suits), default=0.0)
 
 
+def _net(score: tuple[int, float]) -> float:
+    """A plan's worth: the cards it gathers now, then (NET_WEIGHT > 0) traded against the tie-break score, which
+    counts the cards the opponent threatens to gather next turn and our own chances."""
+    return score[0] + NET_WEIGHT * score[1] if score[0] >= 0 else -1e9
+
+
 class _OutOfBudget(Exception):
     """The search used up its node budget; the last complete iteration stands."""
 
@@ -219,21 +233,68 @@ class _OutOfBudget(Exception):
 class _Search:
     """One decision's search: iterative deepening over chained plays, memoised per position."""
 
-    def __init__(self, seat: int) -> None:
+    def __init__(self, seat: int, opp_unseen: tuple[str, ...] = ()) -> None:
         self.own = DECK_SUITS[seat]
         self.opp = DECK_SUITS[1 - seat]
+        self.opp_unseen = opp_unseen
+        self.fit_memo: dict[tuple[str, str | None], float] = {}
+        self.spots_memo: dict[Any, list[tuple[Cell, str, int, str]]] = {}
         self.nodes = 0
         self.budget = 10**9
         self.deadline = float("inf")
         self.memo: dict[Any, tuple[tuple[int, float], list[Action]]] = {}
         self.finals_memo: dict[Any, tuple[tuple[int, float], list[Action]]] = {}
 
-    def evaluate(self, board: Board) -> float:
-        """Tie-break score of a position at the end of our turn: opponent threats against our chances."""
+    def fit_prob(self, suit: str, entry: tuple[str, int, bool] | None) -> float:
+        """The chance that the opponent's next hand (5 of the cards it has not played yet) holds a card of this
+        suit that may go on that cell; 1 when those cards are unknown."""
+        top = None if entry is None or not entry[2] else entry[0]
+        key = (suit, top)
+        hit = self.fit_memo.get(key)
+        if hit is None:
+            pool = self.opp_unseen
+            if not pool:
+                hit = 1.0
+            else:
+                fitting = sum(1 for c in pool if SUIT[c] == suit and (top is None or fits_on(c, top)))
+                draw = min(5, len(pool))
+                hit = 1.0 - comb(len(pool) - fitting, draw) / comb(len(pool), draw)
+            self.fit_memo[key] = hit
+        return hit
+
+    def threat(self, board: Board, spots: list[tuple[Cell, str, int, str]]) -> float:
+        """The opponent's best line to complete next turn, weighted by reach and by its chance to hold a card
+        for the 4th cell."""
+        get = board.get
+        return max((SPOT_WEIGHT[kind] * value * self.fit_prob(suit, get(x))
+                    for x, suit, value, kind in spots if suit in self.opp), default=0.0)
+
+    def evaluate(self, board: Board, rest: tuple[str, ...] = ()) -> float:
+        """Tie-break score of a position at the end of our turn: opponent threats against our chances (a chance
+        counts in full when a card kept in hand can complete it next turn)."""
         if not board:
             return 0.0
-        spots = _spots(board, _area(board))
-        return -_pressure(spots, self.opp) + OWN_WEIGHT * _pressure(spots, self.own)
+        key = frozenset(board.items())
+        spots = self.spots_memo.get(key)
+        if spots is None:
+            spots = self.spots_memo[key] = _spots(board, _area(board))
+        return -self.threat(board, spots) + OWN_WEIGHT * self.chance(board, spots, rest, None)
+
+    def chance(self, board: Board, spots: list[tuple[Cell, str, int, str]], rest: tuple[str, ...],
+               area: tuple[int, int, int, int] | None) -> float:
+        """Our best line to complete next turn: its cards, weighted by how reachable its 4th cell is and by
+        whether a card kept in hand fits there (else a draw has to bring one)."""
+        best = 0.0
+        get = board.get
+        for x, suit, value, kind in spots:
+            if suit not in self.own:
+                continue
+            if area is not None and kind == "empty" and not (area[0] <= x[0] <= area[1] and area[2] <= x[1] <= area[3]):
+                continue
+            entry = get(x)
+            held = any(SUIT[c] == suit and (entry is None or not entry[2] or fits_on(c, entry[0])) for c in rest)
+            best = max(best, SPOT_WEIGHT[kind] * value * (1.0 if held else NO_CARD_WEIGHT))
+        return best
 
     def finals(self, board: Board, hand: tuple[str, ...]) -> tuple[tuple[int, float], list[Action]]:
         """The best play on an empty cell (which ends the turn): (gathered, tie-break) and the play."""
@@ -243,14 +304,15 @@ class _Search:
             suit = SUIT[card]
             if suit not in cheapest or CARD_VALUE.get(RANK[card], 1.0) < CARD_VALUE.get(RANK[cheapest[suit]], 1.0):
                 cheapest[suit] = card
-        key = (frozenset(board.items()), tuple(sorted(cheapest.values())))
+        key = (frozenset(board.items()), tuple(sorted(hand)))
         hit = self.finals_memo.get(key)
         if hit is None:
             self.nodes += FINALS_COST
-            hit = self.finals_memo[key] = self._finals(board, cheapest)
+            hit = self.finals_memo[key] = self._finals(board, cheapest, hand)
         return hit
 
-    def _finals(self, board: Board, cheapest: dict[str, str]) -> tuple[tuple[int, float], list[Action]]:
+    def _finals(self, board: Board, cheapest: dict[str, str],
+                hand: tuple[str, ...]) -> tuple[tuple[int, float], list[Action]]:
         """finals() for the cheapest card of each suit in hand."""
         area = _area(board)
         r0, r1, c0, c1 = area
@@ -274,31 +336,29 @@ class _Search:
                 nc1 = min(cmin, c) + FIELD_SIZE - 1
                 for suit, card in cheapest.items():
                     completes = any(x == cell and s == suit for x, s, _, _ in own_spots)
+                    rest = list(hand)
+                    rest.remove(card)
+                    kept = tuple(rest)
                     if completes:
                         new, gain, _ = play_on_board(board, card, cell, None)
                         self.nodes += 1
-                        score = (gain, self.evaluate(new) - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
+                        score = (gain, self.evaluate(new, kept) - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
                     else:
+                        after = dict(board)
+                        after[cell] = (card, 1, True)
                         threat = 0.0
-                        for x, _, value, kind in opp_spots:
+                        for x, suit, value, kind in opp_spots:
                             if x == cell:
                                 weight = SPOT_WEIGHT["up"]
                             elif kind == "empty" and not (nr0 <= x[0] <= nr1 and nc0 <= x[1] <= nc1):
                                 continue
                             else:
                                 weight = SPOT_WEIGHT[kind]
-                            threat = max(threat, weight * value)
-                        chance = 0.0
-                        for x, _, value, kind in own_spots:
-                            if x == cell:
-                                weight = SPOT_WEIGHT["up"]
-                            elif kind == "empty" and not (nr0 <= x[0] <= nr1 and nc0 <= x[1] <= nc1):
-                                continue
-                            else:
-                                weight = SPOT_WEIGHT[kind]
-                            chance = max(chance, weight * value)
+                            threat = max(threat, weight * value * self.fit_prob(suit, after.get(x)))
+                        chance = self.chance(after, [(x, s, v, "up" if x == cell else k) for x, s, v, k in own_spots],
+                                             kept, (nr0, nr1, nc0, nc1))
                         score = (0, -threat + OWN_WEIGHT * chance - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
-                    if score > best:
+                    if _net(score) > _net(best):
                         best = score
                         best_play = [{"type": "play", "card": card, "at": [r, c]}]
         return best, best_play
@@ -349,9 +409,9 @@ class _Search:
                 score = (gain + sub_gain, sub_h + STACK_BONUS)
                 plan_here = [action, *sub_plan]
             else:
-                score = (gain, self.evaluate(new) - 0.05 * CARD_VALUE.get(RANK[card], 1.0) + STACK_BONUS)
+                score = (gain, self.evaluate(new, rest) - 0.05 * CARD_VALUE.get(RANK[card], 1.0) + STACK_BONUS)
                 plan_here = [action]
-            if score > best:
+            if _net(score) > _net(best):
                 best, plan = score, plan_here
         self.memo[key] = (best, plan)
         return best, plan
@@ -374,11 +434,14 @@ def search_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
     key = (frozenset(board.items()), tuple(sorted(hand)), view["seat"])
     cached = _PLAN_CACHE.get(key)
     if cached is None:
-        search = _Search(view["seat"])
+        seen = {card for f in view["field"] for card in f["stack"]}
+        seen.update(card for pile in view["gathered"] for card in pile)
+        opp_unseen = tuple(c for c in DECKS[1 - view["seat"]] if c not in seen)
+        search = _Search(view["seat"], opp_unseen)
         started = time.perf_counter()
         cached = search.best(board, hand, 0)
-        search.budget = search.nodes + NODE_BUDGET
-        search.deadline = started + TIME_BUDGET
+        search.budget = search.nodes + round(NODE_BUDGET * BUDGET_SCALE)
+        search.deadline = started + TIME_BUDGET * BUDGET_SCALE
         for depth in range(1, len(hand)):
             try:
                 cached = search.best(board, hand, depth)

@@ -1,9 +1,9 @@
 """Ruhd bots: they see only a seat's view and legal actions (plus the public tile table and scoring rule).
 
-- random: any legal action.
-- reference: greedy placement (the most points now); then it covers the face-up tile that feeds the next
+- random (Rookie): any placement worth at least half the best one on offer; a cover at random.
+- reference (Regular): greedy placement (the most points now); then it covers the face-up tile that feeds the next
   player's best reply most, with the hand tile that reply would use when it is a hand tile.
-- search: looks one reply ahead. Among the best placements now it keeps the one with the most points minus
+- search (Shark): looks one reply ahead. Among the best placements now it keeps the one with the most points minus
   the next player's best reply after its best cover; the cover (hand tile and cell) is the one leaving the
   next player the lowest best reply.
 """
@@ -32,6 +32,7 @@ from games.engines.ruhd import (
 
 # How many of the best placements the search bot looks ahead from.
 SEARCH_WIDTH = 6
+BUDGET_SCALE = 1.0  # the width is multiplied by this (bench/bots.py --budget-scale), at least 2
 
 
 def _sides(codes: list[str]) -> Sides:
@@ -320,7 +321,7 @@ def _search_place(view: View, legal: list[Action], rng: random.Random) -> tuple[
         return action, "places at random"
     pos = _Position(view)
     best: tuple[float, Action, float | None] | None = None
-    for points, _, action in placements[:SEARCH_WIDTH]:
+    for points, _, action in placements[:max(2, round(SEARCH_WIDTH * BUDGET_SCALE))]:
         after = pos.after_place(action["tile"], _cell(action["at"]), action["rotation"])
         reply: float | None
         if after.hand:

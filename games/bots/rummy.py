@@ -1,12 +1,16 @@
 """Rummy bots: they see only a seat's view and its legal actions (see games/engines/base.py, Bot).
 
-- random: draws at random, sometimes lays down or adds a random pack or card, otherwise discards at random.
-- reference: the original self-playing app's strategy (shared/rules/rummy.md, "Bots").
+- random (Rookie): protects its packs, lays down and adds to its own packs at once, otherwise discards at random.
+- reference (Regular): the original self-playing app's strategy (shared/rules/rummy.md, "Bots").
+- strong (Shark): the same plan with card counting (the table and the discard pile, read from the public log),
+  a one-draw lookahead for its discard, a first lay-down that gives the opponent least to add to and keeps
+  jokers out of its opponent's reach, and discards taken whenever they go straight into a pack.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 from games.engines.base import Action, Bot, View, card_name
@@ -15,10 +19,14 @@ from games.engines.rummy import (
     POS_RANK,
     RANK,
     SUIT,
+    Pack,
+    add_placements,
     best_meld,
     card_key,
     card_penalty,
     card_places,
+    full_deck,
+    joker_stands,
     new_pack,
     pack_short,
 )
@@ -192,14 +200,303 @@ def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[
     if kinds["draw"]:
         return _draw_choice(view, kinds, hand)
     if kinds["meld"]:
-        packs, value = best_meld(hand, keep=1)
-        action = _meld_action(kinds["meld"], packs)
+        # jokers stay in hand (one fits any run on the table later) rather than wait in a pack to be taken
+        naturals = [c for c in hand if c not in JOKER_SUITS]
+        packs, value = best_meld(naturals, keep=0 if len(naturals) < len(hand) else 1)
+        action = _meld_action(kinds["meld"], packs) if packs else None
+        if action is None:
+            packs, value = best_meld(hand, keep=1)
+            action = _meld_action(kinds["meld"], packs)
         if action is not None:
             return action, f"lays down {value}: {describe_meld(action['packs'])}"
     if kinds["add"]:
-        action = min(kinds["add"], key=_add_order)
+        naturals_first = sorted(kinds["add"], key=_add_order)
+        action = naturals_first[0]
         return action, f"adds the {card_name(action['card'])} to pack {action['pack'] + 1}"
     return _discard_choice(view, kinds, hand, table_counts(view))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# strong
+# ---------------------------------------------------------------------------------------------------------
+
+_NAME_TO_CODE: dict[str, str] = {card_name(code): code for code in {*full_deck()}}
+_DISCARDED = re.compile(r"discarded (?:their last card, )?the (.+?)(?:\.|,| and)")
+_TAKEN = re.compile(r"took the (.+?) from the discard pile")
+
+DUO_WEIGHT = 1.0        # per live card that would complete a duo
+NEAR_WEIGHT = 0.15      # per live card that would make a duo of a lone card
+HIGH_CARD_WEIGHT = 0.08  # per point of a card before the first lay-down (it helps reach the minimum)
+JOKER_KEEP = 100.0
+FIT_KEEP = 3.0          # a card that fits a pack on the table, before the first lay-down
+FREE_KEEP = 6.0         # ... and one that would free a joker there
+EXPOSED_JOKER = 8       # a joker laid down whose natural card may still come: the opponent may take it
+CANDIDATES = 3          # discards weighed by the one-draw lookahead
+TAKE_DUOS = True        # once laid down, take a discard that pairs up better than its loosest card
+TAKE_MARGIN = 1.0
+RANK_TIE = 0.001        # the lookahead's ties go to the card the keep scores rank lower
+VALUE_SCALE = 1000.0    # the expected value of the best combination only breaks ties
+BUDGET_SCALE = 1.0      # bench/bots.py --budget-scale: the share of the candidates weighed
+_DECK: tuple[str, ...] = tuple(dict.fromkeys(full_deck()))
+
+
+def gone_cards(view: View) -> Counter[str]:
+    """Copies of each card out of play as far as this seat has seen: in the packs on the table and gone to the
+    discard pile (read from the public log; a card taken back from the pile is in play again)."""
+    gone = table_counts(view)
+    for entry in view["log"]:
+        text = entry["text"]
+        for name in _DISCARDED.findall(text):
+            code = _NAME_TO_CODE.get(name)
+            if code is not None:
+                gone[code] += 1
+        for name in _TAKEN.findall(text):
+            code = _NAME_TO_CODE.get(name)
+            if code is not None and gone[code] > 0:
+                gone[code] -= 1
+    return gone
+
+
+def _live(card: str, gone: Counter[str], held: Counter[str]) -> int:
+    """How many copies of a natural card may still come this seat's way."""
+    return max(0, 2 - gone[card] - held[card])
+
+
+def _table_packs(view: View) -> list[Pack]:
+    return [Pack(p["kind"], list(p["cards"]), p["owner"], p.get("low_place", 0) or 0) for p in view["packs"]]
+
+
+def _fits_table(card: str, packs: list[Pack]) -> bool:
+    return any(add_placements(pack, card) for pack in packs)
+
+
+def _joker_freers(view: View) -> set[str]:
+    """The natural cards that would free a joker lying in a pack on the table."""
+    return {j["rank"] + suit for p in view["packs"] for j in p["jokers"] for suit in j["suits"]}
+
+
+def _keep_scores(cards: list[str], gone: Counter[str], held: Counter[str], laid: bool,
+                 table: list[Pack] | None = None, freers: set[str] | None = None) -> dict[str, float]:
+    """How much each loose card is worth keeping: the live cards that would turn it into a pack with another
+    loose card (a duo), a little for the live neighbours of a lone card, and before the first lay-down its
+    points (they help reach the minimum)."""
+    naturals = [c for c in cards if c not in JOKER_SUITS]
+    score = {c: 0.0 for c in cards}
+    for c in cards:
+        if c in JOKER_SUITS:
+            score[c] = JOKER_KEEP
+    for i, a in enumerate(naturals):
+        for b in naturals[i + 1:]:
+            outs = sum(_live(m, gone, held) for m in duo_missing(a, b))
+            if outs:
+                score[a] += DUO_WEIGHT * outs
+                score[b] += DUO_WEIGHT * outs
+    for c in naturals:
+        near = 0
+        for other in _neighbours(c):
+            near += _live(other, gone, held)
+        score[c] += NEAR_WEIGHT * near
+        if not laid:
+            score[c] += HIGH_CARD_WEIGHT * card_penalty(c)
+            # it goes onto the table right after the first lay-down; a joker freed comes with it
+            if table is not None and _fits_table(c, table):
+                score[c] += FIT_KEEP
+            if freers is not None and c in freers:
+                score[c] += FREE_KEEP
+    return score
+
+
+def _neighbours(card: str) -> list[str]:
+    """The cards that would make a duo with this one: same rank other suits, same suit within two places."""
+    suit = SUIT[card]
+    out = [RANK[card] + s for s in "CDHS" if s != suit]
+    for place in card_places(card):
+        for p in (place - 2, place - 1, place + 1, place + 2):
+            if 1 <= p <= 14 and POS_RANK[p] != RANK[card]:
+                out.append(POS_RANK[p] + suit)
+    return out
+
+
+def _unseen(gone: Counter[str], held: Counter[str]) -> list[tuple[str, int]]:
+    """(card, copies) of every card that may still be drawn, as far as this seat knows."""
+    return [(code, left) for code in _DECK if (left := _live(code, gone, held)) > 0]
+
+
+def _prospect(hand: list[str], laid: bool, minimum: int, unseen: list[tuple[str, int]],
+              table: list[Pack]) -> float:
+    """What the hand promises after the next draw, averaged over the cards that may come: before the first
+    lay-down the chance to reach the minimum (plus a little of the value it expects), after it the cards that
+    would leave the hand (laid down in packs or added to the table)."""
+    total = 0.0
+    weight = 0
+    reach = 0.0
+    for card, copies in unseen:
+        packs, value = best_meld([*hand, card], keep=1)
+        if laid:
+            used = sum(len(p) for p in packs)
+            left = Counter([*hand, card]) - Counter(c for p in packs for c in p)
+            total += (used + sum(n for c, n in left.items() if _fits_table(c, table))) * copies
+        else:
+            total += value * copies
+            if value >= minimum:
+                reach += copies
+        weight += copies
+    if not weight:
+        return 0.0
+    if laid:
+        return total / weight
+    return reach / weight + total / weight / VALUE_SCALE
+
+
+def _strong_discard(view: View, kinds: dict[str, list[Action]], hand: list[str]) -> tuple[Action, str]:
+    """The discard after which the next draw promises most (see _prospect), among the few loose cards least
+    worth keeping; never one of the packs waiting for the first lay-down, never a joker while another card
+    remains; near the opponent's last cards, high cards go first."""
+    seat = view["seat"]
+    laid = view["laid_down"][seat]
+    gone = gone_cards(view)
+    held = Counter(hand)
+    rest = list(hand)
+    out = _going_out(hand, _table_packs(view)) if laid else None
+    if out is not None and not out[0]:
+        rest = [out[1]]  # everything else went to the table: the last card goes
+    else:
+        packs, _ = best_meld(hand, keep=1)  # packs wait in hand (see strong_bot)
+        for pack in packs:
+            for card in pack:
+                rest.remove(card)
+    if not rest:
+        rest = list(hand)
+    scores = _keep_scores(rest, gone, held, laid, _table_packs(view), _joker_freers(view))
+    danger = 0.25 if view["hand_counts"][1 - seat] <= 4 and view["laid_down"][1 - seat] else 0.0
+    ranked = sorted(dict.fromkeys(rest),
+                    key=lambda c: (scores[c] - danger * card_penalty(c), -card_penalty(c), card_key(c)))
+    width = max(1, round(CANDIDATES * BUDGET_SCALE))
+    candidates = [c for c in ranked if c not in JOKER_SUITS][:width] or ranked[:1]
+    if len(candidates) > 1:
+        unseen = _unseen(gone, held)
+        table = _table_packs(view)
+        minimum = view["options"]["min_first_meld"]
+        best = None
+        for rank, card in enumerate(candidates):
+            after = list(hand)
+            after.remove(card)
+            value = _prospect(after, laid, minimum, unseen, table) - RANK_TIE * rank
+            if best is None or value > best[0]:
+                best = (value, card)
+        assert best is not None
+        card = best[1]
+    else:
+        card = candidates[0]
+    action = next(a for a in kinds["discard"] if a["card"] == card)
+    if card in JOKER_SUITS:
+        return action, f"discards the {card_name(card)}"
+    return action, f"discards the {card_name(card)}: the card least likely to join a pack"
+
+
+def _strong_draw(view: View, kinds: dict[str, list[Action]], hand: list[str]) -> tuple[Action, str]:
+    """Take the discard when it completes a pack in hand or fits a pack on the table, or when it would make
+    a duo worth more than the card it would push out; else the stock."""
+    top = view["discard_top"]
+    stock = [a for a in kinds["draw"] if a["from"] == "stock"]
+    take = [a for a in kinds["draw"] if a["from"] == "discard"]
+    if take and top is not None:
+        _, before = best_meld(hand, keep=0)
+        _, after = best_meld([*hand, top], keep=1)
+        if after > before:
+            return take[0], f"takes the {card_name(top)} from the discard pile: it makes its packs worth more"
+        if top not in JOKER_SUITS and _fits_table(top, _table_packs(view)):
+            return take[0], f"takes the {card_name(top)} from the discard pile: it fits a pack on the table"
+        if top not in JOKER_SUITS and TAKE_DUOS:
+            # a card that pairs up better than the loosest card it holds beats an unknown card from the stock
+            gone = gone_cards(view)
+            held = Counter([*hand, top])
+            packs, _ = best_meld(hand, keep=1)
+            loose = list((Counter(hand) - Counter(c for p in packs for c in p)).elements())
+            if loose:
+                scores = _keep_scores([*loose, top], gone, held, True)
+                if scores[top] > min(scores[c] for c in loose) + TAKE_MARGIN:
+                    return take[0], f"takes the {card_name(top)} from the discard pile: it pairs up with its cards"
+    if stock:
+        return stock[0], "draws from the stock"
+    return take[0], f"takes the {card_name(top)}: the stock is empty"
+
+
+def _openness(packs: list[list[str]] | tuple[tuple[str, ...], ...], gone: Counter[str],
+              held: Counter[str]) -> int:
+    """How many live cards could be added to these packs once they lie on the table (the opponent's too)."""
+    total = 0
+    for cards in packs:
+        pack = new_pack(list(cards), 0)
+        for card in pack.accepts():
+            if card not in JOKER_SUITS:
+                total += _live(card, gone, held)
+    return total
+
+
+def _exposed_jokers(packs: list[list[str]] | tuple[tuple[str, ...], ...], gone: Counter[str],
+                    held: Counter[str]) -> int:
+    """The jokers of these packs whose natural card may still come to the opponent."""
+    total = 0
+    for cards in packs:
+        if any(c in JOKER_SUITS for c in cards):
+            pack = new_pack(list(cards), 0)
+            for j in joker_stands(pack):
+                if any(_live(j["rank"] + suit, gone, held) for suit in j["suits"]):
+                    total += 1
+    return total
+
+
+def _going_out(hand: list[str], table: list[Pack]) -> tuple[tuple[tuple[str, ...], ...], str] | None:
+    """(the packs to lay down, the card to discard last) when the whole hand can leave this turn: every card
+    but one in packs or fitting a pack on the table; None otherwise."""
+    for last in dict.fromkeys(sorted(hand, key=lambda c: (c in JOKER_SUITS, -card_penalty(c)))):
+        rest = list(hand)
+        rest.remove(last)
+        loose = [c for c in rest if not _fits_table(c, table)]
+        if not loose:
+            return (), last
+        packs, _ = best_meld(loose, keep=0)
+        if sum(len(p) for p in packs) == len(loose):
+            return packs, last
+    return None
+
+
+def strong_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
+    """The original app's plan played sharper: it counts the cards gone to the table and the discard pile; its
+    first lay-down shows the packs the opponent can add least to, and after it it keeps its other packs in hand
+    until it can lay everything down and go out at once (so the opponent gets nowhere to add its cards); it
+    takes the discard whenever the card goes straight into a pack, and discards after a one-draw lookahead."""
+    if not legal:
+        return None, "nothing to do"
+    kinds = _by_type(legal)
+    hand: list[str] = view["hand"]
+    if kinds["draw"]:
+        return _strong_draw(view, kinds, hand)
+    seat = view["seat"]
+    if kinds["meld"] and not view["laid_down"][seat]:
+        gone = gone_cards(view)
+        held = Counter(hand)
+        best = min(kinds["meld"], key=lambda a: (_openness(a["packs"], gone, held)
+                                                 + EXPOSED_JOKER * _exposed_jokers(a["packs"], gone, held),
+                                                 -sum(len(p) for p in a["packs"])))
+        value = sum(new_pack(list(cards), 0).value for cards in best["packs"])
+        return best, f"lays down {value}: {describe_meld(best['packs'])}"
+    if kinds["meld"]:
+        # jokers stay in hand (one fits any run on the table later) rather than wait in a pack to be taken
+        naturals = [c for c in hand if c not in JOKER_SUITS]
+        packs, value = best_meld(naturals, keep=0 if len(naturals) < len(hand) else 1)
+        action = _meld_action(kinds["meld"], packs) if packs else None
+        if action is None:
+            packs, value = best_meld(hand, keep=1)
+            action = _meld_action(kinds["meld"], packs)
+        if action is not None:
+            return action, f"lays down {value}: {describe_meld(action['packs'])}"
+    if kinds["add"]:
+        naturals_first = sorted(kinds["add"], key=_add_order)
+        action = naturals_first[0]
+        return action, f"adds the {card_name(action['card'])} to pack {action['pack'] + 1}"
+    return _strong_discard(view, kinds, hand)
 
 
 LEVEL_BLURBS: dict[str, str] = {
@@ -207,8 +504,10 @@ LEVEL_BLURBS: dict[str, str] = {
               "and throws cards away at random.",
     "reference": "Plays like the original Romme app: lays down its most valuable packs, keeps pairs that can still "
                  "be completed and throws its highest card.",
+    "strong": "Counts the cards already gone, keeps the pairs most likely to be completed, picks up any discard "
+              "that goes straight into a pack and gives you little to add to.",
 }
 
-BOTS: dict[str, Bot] = {"random": random_bot, "reference": reference_bot}
+BOTS: dict[str, Bot] = {"random": random_bot, "reference": reference_bot, "strong": strong_bot}
 
-__all__ = ["BOTS", "random_bot", "reference_bot"]
+__all__ = ["BOTS", "LEVEL_BLURBS", "random_bot", "reference_bot", "strong_bot"]

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from games.bots import gomori as gomori_bots
 from games.bots.gomori import BOTS, random_bot, reference_bot, search_bot
 from games.engines.base import IllegalAction, card_name
 from games.engines.gomori import DECKS, ENGINE, State
@@ -890,7 +891,9 @@ def test_reference_bot_beats_random_bot() -> None:
     assert tally["strong"] > 3 * tally["weak"] and tally["strong"] > 100, tally
 
 
-def test_search_bot_beats_reference_bot() -> None:
+def test_search_bot_beats_reference_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a tenth of its search budget keeps this test quick; bench/bots.py measures the full budget
+    monkeypatch.setattr(gomori_bots, "BUDGET_SCALE", 0.1)
     tally = duel(search_bot, reference_bot, 100)
     assert tally["strong"] > 2 * tally["weak"], tally
 

@@ -1164,7 +1164,7 @@ def bot_game(bots: list[Any], seed: int, check_legal: bool = False) -> RummyStat
 
 
 def test_bots_are_ordered_and_return_legal_actions() -> None:
-    assert list(BOTS) == ["random", "reference"]
+    assert list(BOTS) == ["random", "reference", "strong"]
     for i, name in enumerate(BOTS):
         for other in BOTS:
             bot_game([BOTS[name], BOTS[other]], seed=100 + i, check_legal=True)
