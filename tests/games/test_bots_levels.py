@@ -43,3 +43,84 @@ def test_columbo_card_actions_come_before_the_next_player_draws() -> None:
 
     for level in BOTS:
         assert 0 < REACTION_DELAY[level] < settings.GAMES_BOT_DELAY, level
+
+
+def test_columbo_regular_uses_its_9s_and_10s() -> None:
+    """Whenever its own 9 or 10 gives it a look and one of its cards is still unknown to it, the Regular looks
+    at one of them (the action is never skipped or left to lapse)."""
+    import random
+
+    from games.bots.columbo import BOTS
+    from games.engines import get_engine
+
+    engine = get_engine("columbo")
+    looked = 0
+    for seed in range(6):
+        state = engine.new_game(2, seed=seed, options={"rounds": 1})
+        levels = ["reference", "strong"] if seed % 2 else ["strong", "reference"]
+        rng = random.Random(seed)
+        for _ in range(600):
+            if engine.is_over(state):
+                break
+            act = state.action
+            if act is not None and levels[act["seat"]] == "reference" and act["kind"] == "look_own":
+                seat = act["seat"]
+                view = engine.view(state, seat)
+                if any(not s["empty"] and s["card"] is None for s in view["hands"][seat]["slots"]):
+                    action, _ = BOTS["reference"](view, engine.legal_actions(state, seat), rng)
+                    assert action is not None and action["type"] in ("look", "slap"), action
+                    looked += action["type"] == "look"
+                    state = engine.apply(state, seat, action)
+                    continue
+            seat = next(s for s in engine.to_act(state) if s in engine.must_act(state))
+            action, _ = BOTS[levels[seat]](engine.view(state, seat), engine.legal_actions(state, seat), rng)
+            assert action is not None
+            state = engine.apply(state, seat, action)
+    assert looked >= 3
+
+
+def test_rookies_never_let_a_gather_go_nor_throw_a_finished_pack() -> None:
+    import random
+
+    from games.bots.gomori import BOTS as GOMORI
+    from games.bots.gomori import board_from_view, play_on_board
+    from games.bots.rummy import BOTS as RUMMY
+    from games.engines import get_engine
+    from games.engines.rummy import best_meld
+
+    engine = get_engine("gomori")
+    gathers = 0
+    for seed in range(4):
+        state = engine.new_game(2, seed=seed)
+        rng = random.Random(seed)
+        while not engine.is_over(state):
+            seat = engine.to_act(state)[0]
+            view = engine.view(state, seat)
+            board = board_from_view(view)
+            best = max((play_on_board(board, a["card"], tuple(a["at"]),  # type: ignore[arg-type]
+                                      tuple(a["king_target"]) if "king_target" in a else None)[1]
+                        for a in view["legal"]), default=0) if board else 0
+            action, _ = GOMORI["random"](view, view["legal"], rng)
+            assert action is not None
+            if best:
+                gathers += 1
+                target = tuple(action["king_target"]) if "king_target" in action else None
+                assert play_on_board(board, action["card"], tuple(action["at"]), target)[1] == best  # type: ignore[arg-type]
+            state = engine.apply(state, seat, action)
+    assert gathers
+
+    engine = get_engine("rummy")
+    for seed in range(4):
+        state = engine.new_game(2, seed=seed)
+        rng = random.Random(seed)
+        while not engine.is_over(state):
+            (seat,) = engine.to_act(state)
+            view = engine.view(state, seat)
+            legal = engine.legal_actions(state, seat)
+            action, _ = RUMMY["random"](view, legal, rng)
+            assert action is not None
+            if action["type"] == "discard" and len(view["hand"]) > 4:
+                packs, _ = best_meld(view["hand"], keep=1)
+                in_packs = sum(pack.count(action["card"]) for pack in packs)
+                assert view["hand"].count(action["card"]) > in_packs, (view["hand"], packs, action)
+            state = engine.apply(state, seat, action)
