@@ -4,10 +4,17 @@
 (function () {
   "use strict";
 
+  var leaving = false;
   function follow() {
     var goto = document.getElementById("goto");
     var url = goto && goto.getAttribute("data-goto");
-    if (url) { window.location.assign(url); }
+    // Once: a later message (the other player leaving for the same rematch) must not start the navigation
+    // again, which would abort the one under way.
+    if (url && !leaving) {
+      leaving = true;
+      goto.removeAttribute("data-goto");
+      window.location.assign(url);
+    }
   }
 
   var ticking = null;
@@ -45,3 +52,8 @@ document.addEventListener("htmx:wsAfterSend", function (event) {
   var form = event.target && event.target.closest ? event.target.closest("#chat-form") : null;
   if (form) { form.reset(); }
 });
+
+// The table is live once its socket's first message (the whole table, drawn again) has been swapped in:
+// a person's first keys, and the browser tests, act on that page rather than on the one it replaces.
+document.addEventListener("htmx:wsAfterMessage", function () { document.documentElement.dataset.live = "1"; });
+document.addEventListener("htmx:wsClose", function () { delete document.documentElement.dataset.live; });

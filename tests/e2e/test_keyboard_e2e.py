@@ -60,6 +60,7 @@ def test_a_whole_gomori_move_with_the_keyboard(browser: Any, asgi_server: str) -
     page = signed_in(browser, asgi_server, users[0], DESKTOP)
     try:
         page.goto(match.get_absolute_url())
+        page.wait_for_selector("html[data-live]", state="attached")  # the socket has drawn the table again
         page.wait_for_selector("#status[data-your-turn]")
         to_the_table(page)
         # The field is one Tab stop, the hand the next: five keys from the top of the page to a card.
@@ -125,6 +126,7 @@ def test_a_whole_rummy_turn_with_the_keyboard(browser: Any, asgi_server: str) ->
     page = signed_in(browser, asgi_server, users[0], DESKTOP)
     try:
         page.goto(match.get_absolute_url())
+        page.wait_for_selector("html[data-live]", state="attached")  # the socket has drawn the table again
         page.wait_for_selector("#status[data-your-turn]")
         to_the_table(page)
         # The stock is the table's first control: Enter draws, and the focus moves on to the hand.
@@ -163,6 +165,7 @@ def test_sound_cues_are_off_until_turned_on_and_the_choice_is_kept(browser: Any,
     page = signed_in(browser, asgi_server, users[0], DESKTOP)
     try:
         page.goto(match.get_absolute_url())
+        page.wait_for_selector("html[data-live]", state="attached")  # the socket has drawn the table again
         page.wait_for_selector("#status[data-your-turn]")
         toggle = page.locator("#sound-toggle")
         assert toggle.get_attribute("aria-pressed") == "false"
@@ -175,12 +178,14 @@ def test_sound_cues_are_off_until_turned_on_and_the_choice_is_kept(browser: Any,
             page.wait_for_timeout(50)
         assert users[0].sounds
         page.reload()
+        page.wait_for_selector("html[data-live]", state="attached")
         assert page.locator("#sound-toggle").get_attribute("aria-pressed") == "true"
         # Both play a move by clicking (the other in a tab of their own); when the turn comes back, the page's
         # cue is "turn" (or the move's own, a gather).
         other = signed_in(browser, asgi_server, users[1], DESKTOP)
         other.goto(match.get_absolute_url())
         other.wait_for_selector("#board .gomori")
+        other.wait_for_selector("html[data-live]", state="attached")  # a click before the socket opens is lost
         for tab in (page, other):
             tab.wait_for_selector("#status[data-your-turn]")
             while tab.locator("#status[data-your-turn]").count():
@@ -209,6 +214,7 @@ def test_a_ruhd_placement_and_cover_with_the_keyboard(browser: Any, asgi_server:
     page = signed_in(browser, asgi_server, users[0], DESKTOP)
     try:
         page.goto(match.get_absolute_url())
+        page.wait_for_selector("html[data-live]", state="attached")  # the socket has drawn the table again
         page.wait_for_selector("#status[data-your-turn]")
         to_the_table(page)
         # The board is one Tab stop (its cells named by their place and what lies there), the open hand the next.
@@ -296,6 +302,7 @@ def test_a_columbo_peek_with_the_keyboard(browser: Any, asgi_server: str) -> Non
     page = signed_in(browser, asgi_server, users[0], DESKTOP)
     try:
         page.goto(match.get_absolute_url())
+        page.wait_for_selector("html[data-live]", state="attached")  # the socket has drawn the table again
         page.wait_for_selector("#hand .cb-do-peek")
         to_the_table(page)
         for _ in range(6):  # the others' cards are no Tab stop while no card action can reach them

@@ -35,6 +35,7 @@ def test_the_rules_open_beside_a_live_table_and_close_with_escape_without_droppi
     problems = page_problems(page)
     page.goto(f"/m/{match.pk}/")
     page.wait_for_selector("#status[data-your-turn]")
+    page.wait_for_selector("html[data-live]", state="attached")  # the page is drawn before its socket opens
     assert len(sockets) == 1
     url = page.url
 

@@ -40,6 +40,7 @@ def test_the_table_fits_the_first_screen_of_a_phone(browser: Any, asgi_server: s
     try:
         page.goto(match.get_absolute_url())
         page.wait_for_selector("#status[data-your-turn]")
+        page.wait_for_selector("html[data-live]", state="attached")  # the socket has drawn the table again
         shots = os.environ.get("SHOTS")
         if shots:
             page.screenshot(path=f"{shots}/table-{game}-phone.png")
