@@ -1054,11 +1054,13 @@ def near_misses(state: RummyState, seat: int, legal: list[dict[str, Any]], rng: 
     return out
 
 
-def random_policy(legal: list[dict[str, Any]], rng: random.Random, uniform: bool) -> dict[str, Any]:
-    """Uniformly random legal actions, or random by kind (draw / lay down / add / discard) so games stay short."""
+def random_policy(view: dict[str, Any], legal: list[dict[str, Any]], rng: random.Random, uniform: bool,
+                  ) -> dict[str, Any]:
+    """Uniformly random legal actions, or the Rookie bot's (random discards, packs laid down at once), which
+    keeps games short."""
     if uniform:
         return rng.choice(legal)
-    action, _ = random_bot({}, legal, rng)
+    action, _ = random_bot(view, legal, rng)
     assert action is not None
     return action
 
@@ -1108,7 +1110,7 @@ def play_random_game(seed: int, full_checks: bool, uniform: bool) -> tuple[int, 
         if full_checks or steps == spot:
             check_position(state, seat, legal, known, rng)
             conservation(state)
-        action = random_policy(legal, rng, uniform)
+        action = random_policy(E.view(state, seat), legal, rng, uniform)
         after = E.apply(state, seat, action)
         learn(known, state, seat, action, after)
         actions.append(action)
