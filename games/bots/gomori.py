@@ -269,15 +269,20 @@ class _Search:
         return max((SPOT_WEIGHT[kind] * value * self.fit_prob(suit, get(x))
                     for x, suit, value, kind in spots if suit in self.opp), default=0.0)
 
+    def spots(self, board: Board) -> list[tuple[Cell, str, int, str]]:
+        """_spots of a board, memoised: many plans end on the same field with different cards kept."""
+        key = frozenset(board.items())
+        spots = self.spots_memo.get(key)
+        if spots is None:
+            spots = self.spots_memo[key] = _spots(board, _area(board))
+        return spots
+
     def evaluate(self, board: Board, rest: tuple[str, ...] = ()) -> float:
         """Tie-break score of a position at the end of our turn: opponent threats against our chances (a chance
         counts in full when a card kept in hand can complete it next turn)."""
         if not board:
             return 0.0
-        key = frozenset(board.items())
-        spots = self.spots_memo.get(key)
-        if spots is None:
-            spots = self.spots_memo[key] = _spots(board, _area(board))
+        spots = self.spots(board)
         return -self.threat(board, spots) + OWN_WEIGHT * self.chance(board, spots, rest, None)
 
     def chance(self, board: Board, spots: list[tuple[Cell, str, int, str]], rest: tuple[str, ...],
@@ -316,7 +321,7 @@ class _Search:
         """finals() for the cheapest card of each suit in hand."""
         area = _area(board)
         r0, r1, c0, c1 = area
-        spots = _spots(board, area)
+        spots = self.spots(board)
         opp_spots = [spot for spot in spots if spot[1] in self.opp]
         own_spots = [spot for spot in spots if spot[1] in self.own]
         rows = [cell[0] for cell in board]
@@ -324,6 +329,12 @@ class _Search:
         rmin, rmax, cmin, cmax = min(rows), max(rows), min(cols), max(cols)
         best: tuple[int, float] = (-1, 0.0)
         best_play: list[Action] = []
+        get = board.get
+        kept: dict[str, tuple[str, ...]] = {}
+        for card in cheapest.values():
+            rest = list(hand)
+            rest.remove(card)
+            kept[card] = tuple(rest)
         for r in range(r0, r1 + 1):
             for c in range(c0, c1 + 1):
                 cell = (r, c)
@@ -336,27 +347,33 @@ class _Search:
                 nc1 = min(cmin, c) + FIELD_SIZE - 1
                 for suit, card in cheapest.items():
                     completes = any(x == cell and s == suit for x, s, _, _ in own_spots)
-                    rest = list(hand)
-                    rest.remove(card)
-                    kept = tuple(rest)
                     if completes:
                         new, gain, _ = play_on_board(board, card, cell, None)
                         self.nodes += 1
-                        score = (gain, self.evaluate(new, kept) - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
+                        score = (gain, self.evaluate(new, kept[card]) - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
                     else:
-                        after = dict(board)
-                        after[cell] = (card, 1, True)
+                        # the card now lies on `cell`: a line whose 4th cell it is must fit on it
+                        placed = (card, 1, True)
                         threat = 0.0
-                        for x, suit, value, kind in opp_spots:
+                        for x, s, value, kind in opp_spots:
                             if x == cell:
                                 weight = SPOT_WEIGHT["up"]
                             elif kind == "empty" and not (nr0 <= x[0] <= nr1 and nc0 <= x[1] <= nc1):
                                 continue
                             else:
                                 weight = SPOT_WEIGHT[kind]
-                            threat = max(threat, weight * value * self.fit_prob(suit, after.get(x)))
-                        chance = self.chance(after, [(x, s, v, "up" if x == cell else k) for x, s, v, k in own_spots],
-                                             kept, (nr0, nr1, nc0, nc1))
+                            threat = max(threat, weight * value * self.fit_prob(s, placed if x == cell else get(x)))
+                        chance = 0.0
+                        for x, s, value, kind in own_spots:
+                            if x == cell:
+                                weight, entry = SPOT_WEIGHT["up"], placed
+                            elif kind == "empty" and not (nr0 <= x[0] <= nr1 and nc0 <= x[1] <= nc1):
+                                continue
+                            else:
+                                weight, entry = SPOT_WEIGHT[kind], get(x)
+                            held = any(SUIT[k] == s and (entry is None or not entry[2] or fits_on(k, entry[0]))
+                                       for k in kept[card])
+                            chance = max(chance, weight * value * (1.0 if held else NO_CARD_WEIGHT))
                         score = (0, -threat + OWN_WEIGHT * chance - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
                     if _net(score) > _net(best):
                         best = score
