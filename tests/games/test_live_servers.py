@@ -112,7 +112,11 @@ async def test_kill_9_in_the_middle_of_twenty_matches_loses_no_acknowledged_move
                 await sock.close()
 
     players = [asyncio.create_task(play(match)) for match in matches]
-    await asyncio.sleep(2.0)
+    # Killed in the middle of play: once the matches are under way (a loaded machine takes longer to get there).
+    async with asyncio.timeout(60):
+        while sum(acknowledged.values()) < 40:
+            await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
     await asyncio.to_thread(server.kill)
     await asyncio.gather(*players, return_exceptions=True)
     assert sum(acknowledged.values()) >= 20, "the matches were being played when the server died"
