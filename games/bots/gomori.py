@@ -38,7 +38,7 @@ Board = dict[Cell, tuple[str, int, bool]]
 
 NODE_BUDGET = 15000         # work units per decision (a simulated play is 1): p50 ~1 ms, p99 ~130 ms loaded
 FINALS_COST = 4             # work units of weighing every empty cell of one position
-TIME_BUDGET = 0.15          # seconds: deeper iterations stop here whatever the budget left (slow machines)
+TIME_BUDGET = 0.12          # seconds: deeper iterations stop here whatever the budget left (slow machines)
 BUDGET_SCALE = 1.0          # both budgets are multiplied by this (bench/bots.py --budget-scale)
 SPOT_WEIGHT = {"empty": 1.0, "down": 1.0, "up": 0.4}
 OWN_WEIGHT = 0.3
