@@ -122,6 +122,7 @@ def play_turn(page: Any, name: str, shots: dict[str, Any]) -> bool:
                 arg=expected,
             )
         target = page.locator("#board .ruhd-cell.target.best .cell-button").first
+        target.wait_for(state="visible", timeout=30_000)  # the board of the last turn comes after the chip's
         expected_points = int(target.locator(".hint").inner_text().lstrip("+"))
         if "select" not in shots:
             target.hover()  # the tile shows where it would lie
