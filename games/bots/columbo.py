@@ -161,22 +161,7 @@ def random_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
                 return own[0], f"uses the {card_name(act['card'])} to look at {where}"
         return {"type": "skip"}, f"lets the {card_name(act['card'])}'s action go"
     if "swap" in by_type or "discard" in by_type:
-        card = view["drawn"]["card"]
-        value = POINTS[card]
-        drawn = _drawn(view)
-        known = _known_own(view)
-        higher = [(k, c) for k, c in known if POINTS[c] > value]
-        if higher:
-            k, c = max(higher, key=lambda kc: POINTS[kc[1]])
-            return {"type": "swap", "slot": k}, f"swaps {drawn} in for its {card_name(c)}"
-        unknown = _unknown_own(view)
-        if unknown and (value <= 2 or "discard" not in by_type):
-            return ({"type": "swap", "slot": unknown[0]},
-                    f"puts {drawn} in place of its unseen {slot_name(unknown[0])} card")
-        if "discard" in by_type:
-            return {"type": "discard"}, f"discards the {card_name(card)}"
-        k, c = max(known, key=lambda kc: POINTS[kc[1]])
-        return {"type": "swap", "slot": k}, f"has to swap {drawn} for its {card_name(c)}"
+        return _reference_place(view, by_type, low=2)  # only the lowest cards go into unseen slots
     if "draw" in by_type or "tap" in by_type:
         known = _known_own(view)
         unknown = _unknown_own(view)
@@ -251,8 +236,9 @@ def _reference_card_action(view: View, by_type: dict[str, list[Action]]) -> tupl
     return {"type": "skip"}, "sees no swap that helps"
 
 
-def _reference_place(view: View, by_type: dict[str, list[Action]]) -> tuple[Action, str]:
-    """Swap the drawn card for the highest known card above it, else into an unknown slot if low, else discard."""
+def _reference_place(view: View, by_type: dict[str, list[Action]], low: int = 5) -> tuple[Action, str]:
+    """Swap the drawn card for the highest known card above it, else into an unknown slot if worth at most
+    `low`, else discard."""
     card = view["drawn"]["card"]
     value = POINTS[card]
     drawn = _drawn(view)
@@ -262,7 +248,7 @@ def _reference_place(view: View, by_type: dict[str, list[Action]]) -> tuple[Acti
         k, c = max(higher, key=lambda kc: POINTS[kc[1]])
         return {"type": "swap", "slot": k}, f"swaps {drawn} in for its {card_name(c)}"
     unknown = _unknown_own(view)
-    if unknown and (value <= 5 or "discard" not in by_type):
+    if unknown and (value <= low or "discard" not in by_type):
         return ({"type": "swap", "slot": unknown[0]},
                 f"puts {drawn} in place of its unseen {slot_name(unknown[0])} card")
     if "discard" in by_type:

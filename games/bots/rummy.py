@@ -189,16 +189,9 @@ def _discard_choice(view: View, kinds: dict[str, list[Action]], hand: list[str],
     return action, f"discards the {card_name(card)}: highest card"
 
 
-def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
-    """The original app: lay down the most valuable combination once it reaches the minimum, take the discard
-    only when it improves that combination, add what fits, keep live pairs, never throw a joker, else the
-    highest card."""
-    if not legal:
-        return None, "nothing to do"
-    kinds = _by_type(legal)
-    hand: list[str] = view["hand"]
-    if kinds["draw"]:
-        return _draw_choice(view, kinds, hand)
+def _lay_down_or_add(kinds: dict[str, list[Action]], hand: list[str]) -> tuple[Action, str] | None:
+    """The Regular's and the Shark's lay-down (the most valuable packs, jokers kept back when they can be) or
+    else an addition to a pack (naturals first); None when neither is possible."""
     if kinds["meld"]:
         # jokers stay in hand (one fits any run on the table later) rather than wait in a pack to be taken
         naturals = [c for c in hand if c not in JOKER_SUITS]
@@ -210,9 +203,23 @@ def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[
         if action is not None:
             return action, f"lays down {value}: {describe_meld(action['packs'])}"
     if kinds["add"]:
-        naturals_first = sorted(kinds["add"], key=_add_order)
-        action = naturals_first[0]
+        action = sorted(kinds["add"], key=_add_order)[0]
         return action, f"adds the {card_name(action['card'])} to pack {action['pack'] + 1}"
+    return None
+
+def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
+    """The original app: lay down the most valuable combination once it reaches the minimum, take the discard
+    only when it improves that combination, add what fits, keep live pairs, never throw a joker, else the
+    highest card."""
+    if not legal:
+        return None, "nothing to do"
+    kinds = _by_type(legal)
+    hand: list[str] = view["hand"]
+    if kinds["draw"]:
+        return _draw_choice(view, kinds, hand)
+    laid = _lay_down_or_add(kinds, hand)
+    if laid is not None:
+        return laid
     return _discard_choice(view, kinds, hand, table_counts(view))
 
 
@@ -482,20 +489,9 @@ def strong_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
                                                  -sum(len(p) for p in a["packs"])))
         value = sum(new_pack(list(cards), 0).value for cards in best["packs"])
         return best, f"lays down {value}: {describe_meld(best['packs'])}"
-    if kinds["meld"]:
-        # jokers stay in hand (one fits any run on the table later) rather than wait in a pack to be taken
-        naturals = [c for c in hand if c not in JOKER_SUITS]
-        packs, value = best_meld(naturals, keep=0 if len(naturals) < len(hand) else 1)
-        action = _meld_action(kinds["meld"], packs) if packs else None
-        if action is None:
-            packs, value = best_meld(hand, keep=1)
-            action = _meld_action(kinds["meld"], packs)
-        if action is not None:
-            return action, f"lays down {value}: {describe_meld(action['packs'])}"
-    if kinds["add"]:
-        naturals_first = sorted(kinds["add"], key=_add_order)
-        action = naturals_first[0]
-        return action, f"adds the {card_name(action['card'])} to pack {action['pack'] + 1}"
+    laid = _lay_down_or_add(kinds, hand)
+    if laid is not None:
+        return laid
     return _strong_discard(view, kinds, hand)
 
 
