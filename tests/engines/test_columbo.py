@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engine_helpers import random_game, refused
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
@@ -69,15 +70,6 @@ def face(st: State, viewer: int | None, seat: int, slot: int) -> str | None:
 def hand(st: State, seat: int) -> list[str | None]:
     """A hand as everyone sees it after the round (tests read the true hand this way)."""
     return list(st.hands[seat])
-
-
-def refused(st: State, seat: int, action: Any, kind: type[Exception] = IllegalAction) -> str:
-    """Assert the action is refused with `kind` and the state left as it was; returns the message."""
-    before = json.dumps(E.dump(st), sort_keys=True)
-    with pytest.raises(kind) as info:
-        E.apply(st, seat, action)
-    assert json.dumps(E.dump(st), sort_keys=True) == before
-    return str(info.value)
 
 
 def all_cards(st: State) -> list[str]:
@@ -139,8 +131,8 @@ def test_peek_is_simultaneous_and_play_waits_for_everyone() -> None:
     assert E.view(st, 0)["phase"] == "peek"
     st = do(st, 1, type="peek", slots=[2, 3])
     assert E.to_act(st) == [0, 2]
-    refused(st, 0, {"type": "draw", "from": "stock"})
-    refused(st, 1, {"type": "peek", "slots": [0, 1]})
+    refused(E, st, 0, {"type": "draw", "from": "stock"})
+    refused(E, st, 1, {"type": "peek", "slots": [0, 1]})
     st = do(st, 2, type="peek", slots=[0, 3])
     st = do(st, 0, type="peek", slots=[1, 0])
     assert E.view(st, 0)["phase"] == "play"
@@ -152,7 +144,7 @@ def test_peek_exactly_two_different_own_slots() -> None:
     st = E.new_game(2, seed=5)
     assert len(E.legal_actions(st, 0)) == 6
     for slots in ([0], [0, 1, 2], [1, 1], [0, 4], [-1, 0], [0, True], ["0", 1], "01"):
-        refused(st, 0, {"type": "peek", "slots": slots})
+        refused(E, st, 0, {"type": "peek", "slots": slots})
 
 
 def test_peek_shows_the_faces_to_their_owner_only() -> None:
@@ -194,10 +186,10 @@ def test_draw_from_stock_then_discard_opens_a_slap_window() -> None:
 def test_card_from_the_discard_pile_must_be_exchanged() -> None:
     st = peek_all(new(2, *TWO, "6S", "6H"))
     st = turn(st, 0)
-    refused(st, 1, {"type": "swap", "slot": 0})
+    refused(E, st, 1, {"type": "swap", "slot": 0})
     st = do(st, 1, type="draw", src="discard")
     assert E.legal_actions(st, 1) == [{"type": "swap", "slot": k} for k in range(4)]
-    assert "exchange it" in refused(st, 1, {"type": "discard"})
+    assert "exchange it" in refused(E, st, 1, {"type": "discard"})
     st = do(st, 1, type="swap", slot=2)
     assert st.hands[1][2] == "6S" and st.discard == ["4D"]
     assert face(st, 0, 1, 2) == "6S" and face(st, None, 1, 2) == "6S"  # taken openly: known to all
@@ -207,18 +199,18 @@ def test_card_from_the_discard_pile_must_be_exchanged() -> None:
 def test_no_draw_from_an_empty_discard_pile() -> None:
     st = peek_all(new(2, *TWO))
     assert {"type": "draw", "from": "discard"} not in E.legal_actions(st, 0)
-    refused(st, 0, {"type": "draw", "from": "discard"})
+    refused(E, st, 0, {"type": "draw", "from": "discard"})
 
 
 def test_out_of_turn_and_out_of_step_actions_are_refused() -> None:
     st = peek_all(new(2, *TWO, "6S"))
-    refused(st, 1, {"type": "draw", "from": "stock"})
-    refused(st, 0, {"type": "discard"})
-    refused(st, 0, {"type": "swap", "slot": 0})
+    refused(E, st, 1, {"type": "draw", "from": "stock"})
+    refused(E, st, 0, {"type": "discard"})
+    refused(E, st, 0, {"type": "swap", "slot": 0})
     st = do(st, 0, type="draw", src="stock")
-    refused(st, 0, {"type": "draw", "from": "stock"})
-    refused(st, 0, {"type": "tap"})
-    refused(st, 0, {"type": "swap", "slot": 4})
+    refused(E, st, 0, {"type": "draw", "from": "stock"})
+    refused(E, st, 0, {"type": "tap"})
+    refused(E, st, 0, {"type": "swap", "slot": 4})
 
 
 def test_a_card_swapped_in_from_the_stock_is_known_only_to_its_drawer() -> None:
@@ -243,7 +235,7 @@ def test_seven_and_eight_look_at_another_players_card() -> None:
                                   "looked": None}
         looks = [a for a in E.legal_actions(st, 0) if a["type"] == "look"]
         assert looks == [{"type": "look", "seat": 1, "slot": k} for k in range(4)]
-        refused(st, 0, {"type": "look", "seat": 0, "slot": 2})
+        refused(E, st, 0, {"type": "look", "seat": 0, "slot": 2})
         st = do(st, 0, type="look", seat=1, slot=3)
         assert face(st, 0, 1, 3) == "5D" and face(st, 1, 1, 3) is None
         assert E.view(st, 0)["last"] == {"type": "look", "seat": 0, "target": [1, 3], "card": "5D"}
@@ -256,7 +248,7 @@ def test_nine_and_ten_look_at_an_own_card() -> None:
         st = peek_all(new(2, *TWO, rank + "S"))
         st = turn(st, 0)
         assert E.view(st, 0)["action"]["kind"] == "look_own"
-        refused(st, 0, {"type": "look", "seat": 1, "slot": 2})
+        refused(E, st, 0, {"type": "look", "seat": 1, "slot": 2})
         st = do(st, 0, type="look", seat=0, slot=2)
         assert face(st, 0, 0, 2) == "4C" and face(st, 1, 0, 2) is None
 
@@ -265,8 +257,8 @@ def test_jack_swaps_any_two_cards_blind() -> None:
     st = peek_all(new(2, *TWO, "JS", "JH"))
     st = turn(st, 0)
     assert E.view(st, 0)["action"]["kind"] == "exchange"
-    refused(st, 0, {"type": "look", "seat": 1, "slot": 0})
-    refused(st, 0, {"type": "exchange", "a": [0, 1], "b": [0, 1]})
+    refused(E, st, 0, {"type": "look", "seat": 1, "slot": 0})
+    refused(E, st, 0, {"type": "exchange", "a": [0, 1], "b": [0, 1]})
     st = do(st, 0, type="exchange", a=[0, 2], b=[1, 3])
     assert st.hands[0][2] == "5D" and st.hands[1][3] == "4C"
     assert face(st, 0, 0, 2) is None and face(st, 1, 1, 3) is None  # nobody had seen them: still unknown
@@ -281,10 +273,10 @@ def test_queen_looks_then_swaps() -> None:
     st = peek_all(new(2, *TWO, "QS"))
     st = turn(st, 0)
     assert E.view(st, 0)["action"]["kind"] == "look_exchange"
-    refused(st, 0, {"type": "exchange", "a": [0, 1], "b": [1, 1]})
+    refused(E, st, 0, {"type": "exchange", "a": [0, 1], "b": [1, 1]})
     st = do(st, 0, type="look", seat=1, slot=2)
     assert E.view(st, 0)["action"]["stage"] == "exchange" and E.view(st, 0)["action"]["looked"] == [1, 2]
-    refused(st, 0, {"type": "look", "seat": 1, "slot": 3})
+    refused(E, st, 0, {"type": "look", "seat": 1, "slot": 3})
     st = do(st, 0, type="exchange", a=[0, 3], b=[1, 2])
     assert st.hands[0][3] == "4D" and face(st, 0, 0, 3) == "4D"
     assert E.view(st, 0)["action"] is None
@@ -300,8 +292,8 @@ def test_card_action_is_optional() -> None:
     st = turn(st, 0)
     st = do(st, 0, type="skip")
     assert E.view(st, 0)["action"] is None
-    refused(st, 0, {"type": "skip"})
-    refused(st, 1, {"type": "skip"})
+    refused(E, st, 0, {"type": "skip"})
+    refused(E, st, 1, {"type": "skip"})
 
 
 def test_card_action_and_slap_window_coexist_and_lapse_on_the_next_draw() -> None:
@@ -317,7 +309,7 @@ def test_card_action_and_slap_window_coexist_and_lapse_on_the_next_draw() -> Non
     view = E.view(st, 0)
     assert view["action"] is None and view["window"]["open"] is False
     assert view["last"]["lapsed"] == {"seat": 0, "card": "9S"}
-    assert "no card action" in refused(st, 0, {"type": "look", "seat": 0, "slot": 0})
+    assert "no card action" in refused(E, st, 0, {"type": "look", "seat": 0, "slot": 0})
     assert E.to_act(st) == [1]
 
 
@@ -371,7 +363,7 @@ def test_tap_gives_everyone_else_exactly_one_more_turn() -> None:
     assert view["tap"] == {"seat": 0, "final_turns": [1, 2]} and view["current"] == 1
     assert view["hands"][0]["tapped"] is True
     assert {"type": "tap"} not in E.legal_actions(st, 1)
-    refused(st, 1, {"type": "tap"})
+    refused(E, st, 1, {"type": "tap"})
     st = turn(st, 1)  # not the last final turn: its discard opens a window
     assert st.seq == 1 and E.view(st, 2)["window"]["open"]
     st = turn(st, 2)  # the last final turn: no window, the round is over
@@ -432,7 +424,7 @@ def test_the_tappers_cards_cannot_be_exchanged() -> None:
     st = do(st, 1, type="tap")  # seat 1 taps instead of drawing; the Jack has not lapsed
     exchanges = [a for a in E.legal_actions(st, 0) if a["type"] == "exchange"]
     assert exchanges and all(a["a"][0] == 0 and a["b"][0] == 0 for a in exchanges)
-    assert "tapped" in refused(st, 0, {"type": "exchange", "a": [0, 0], "b": [1, 0]})
+    assert "tapped" in refused(E, st, 0, {"type": "exchange", "a": [0, 0], "b": [1, 0]})
     st = do(st, 0, type="exchange", a=[0, 0], b=[0, 1])
     assert st.hands[0][:2] == ["3C", "2C"]
 
@@ -449,8 +441,8 @@ def test_the_tappers_cards_cannot_be_exchanged_by_a_queen_but_can_be_looked_at()
 def test_tap_only_instead_of_drawing() -> None:
     st = peek_all(new(2, *TWO, "6S"))
     assert {"type": "tap"} in E.legal_actions(st, 0)
-    refused(st, 1, {"type": "tap"})
-    refused(st, 0, {"type": "tap", "seconds": 5})  # only solo taps carry seconds
+    refused(E, st, 1, {"type": "tap"})
+    refused(E, st, 0, {"type": "tap", "seconds": 5})  # only solo taps carry seconds
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -516,7 +508,7 @@ def test_king_of_hearts_matches_the_other_kings() -> None:
 def test_one_successful_slap_per_discard() -> None:
     st = slap_game()
     st = slap(st, 1, 1, 0)
-    msg = refused(st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1}, SlapTooLate)
+    msg = refused(E, st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1}, kind=SlapTooLate)
     assert msg == "Too late: the 6♠ was already slapped by {s1}."
     with pytest.raises(SlapTooLate) as info:
         E.apply(st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1})
@@ -527,7 +519,7 @@ def test_one_successful_slap_per_discard() -> None:
 def test_one_slap_attempt_per_player_per_discard() -> None:
     st = slap_game("9S")
     st = slap(st, 0, 0, 1)  # a miss
-    msg = refused(st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1})
+    msg = refused(E, st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1})
     assert "one attempt per discard" in msg
     with pytest.raises(IllegalAction) as info:
         E.apply(st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1})
@@ -543,13 +535,13 @@ def test_late_slap_naming_an_old_discard_is_refused_without_penalty() -> None:
     with pytest.raises(SlapTooLate) as info:
         E.apply(st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1})
     assert info.value.winner is None
-    refused(st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1}, SlapTooLate)
+    refused(E, st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1}, kind=SlapTooLate)
 
 
 def test_slap_after_the_next_draw_is_too_late() -> None:
     st = slap_game()
     st = do(st, 1, type="draw", src="stock")
-    assert "Too late" in refused(st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1}, SlapTooLate)
+    assert "Too late" in refused(E, st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1}, kind=SlapTooLate)
 
 
 def test_slap_on_a_discard_that_does_not_exist_is_not_too_late() -> None:
@@ -562,13 +554,13 @@ def test_slap_on_a_discard_that_does_not_exist_is_not_too_late() -> None:
         E.apply(st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 2})
     assert not isinstance(info.value, SlapTooLate)
     for bad in ({"seat": 2, "slot": 0}, {"seat": 0, "slot": 4}, {"seat": -1, "slot": 0}):
-        refused(st, 0, {"type": "slap", "seq": 1, **bad})
+        refused(E, st, 0, {"type": "slap", "seq": 1, **bad})
 
 
 def test_late_slap_on_a_slot_the_winner_emptied_is_still_too_late() -> None:
     st = slap_game()
     st = slap(st, 0, 0, 0)  # seat 0's 6♣ is gone, slot 0 empty
-    refused(st, 1, {"type": "slap", "seat": 0, "slot": 0, "seq": 1}, SlapTooLate)
+    refused(E, st, 1, {"type": "slap", "seat": 0, "slot": 0, "seq": 1}, kind=SlapTooLate)
 
 
 def test_new_cards_fill_the_first_empty_slot_else_open_a_new_one() -> None:
@@ -588,7 +580,7 @@ def test_emptied_slots_stay_empty() -> None:
     st = turn(st, 1)
     st = do(st, 0, type="draw", src="stock")
     assert {"type": "swap", "slot": 0} not in E.legal_actions(st, 0)
-    refused(st, 0, {"type": "swap", "slot": 0})
+    refused(E, st, 0, {"type": "swap", "slot": 0})
     st = do(st, 0, type="swap", slot=1)
     assert st.hands[0] == [None, "7H", "3C", "4C"]
     assert E.view(st, 1)["hands"][0]["slots"][0]["empty"] is True
@@ -681,7 +673,7 @@ def test_a_new_round_is_dealt_at_once_and_waits_for_everyone_to_peek_again() -> 
     assert view["phase"] == "peek" and all(s["card"] is None for h in view["hands"] for s in h["slots"])
     assert view["last"]["round_over"] == 1 and view["last_round"]["round"] == 1
     assert view["window"] is None and view["discard"] == {"top": None, "count": 0, "cards": [], "seq": 1}
-    refused(st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1}, SlapTooLate)
+    refused(E, st, 0, {"type": "slap", "seat": 0, "slot": 0, "seq": 1}, kind=SlapTooLate)
 
 
 def test_match_length_is_the_rounds_option() -> None:
@@ -691,7 +683,7 @@ def test_match_length_is_the_rounds_option() -> None:
     st = finish_round(st)
     assert E.is_over(st) and len(st.history) == 2
     assert E.legal_actions(st, 0) == [] and E.to_act(st) == [] and E.must_act(st) == []
-    refused(st, 0, {"type": "peek", "slots": [0, 1]})
+    refused(E, st, 0, {"type": "peek", "slots": [0, 1]})
     assert E.view(st, 0)["over"] is True
 
 
@@ -731,8 +723,8 @@ def test_solo_is_one_round_with_turns_and_seconds() -> None:
         st = turn(st, 0)
     assert E.view(st, 0)["solo"] == {"turns": 3, "seconds": None, "score": None, "points": None}
     assert {"type": "tap", "seconds": 0} in E.legal_actions(st, 0)
-    assert "seconds" in refused(st, 0, {"type": "tap"})
-    refused(st, 0, {"type": "tap", "seconds": -1})
+    assert "seconds" in refused(E, st, 0, {"type": "tap"})
+    refused(E, st, 0, {"type": "tap", "seconds": -1})
     st = do(st, 0, type="tap", seconds=73)
     assert E.is_over(st)
     assert E.view(st, 0)["solo"] == {"turns": 3, "seconds": 73, "score": 134_000, "points": 2}
@@ -984,64 +976,70 @@ def random_options(rng: random.Random) -> dict[str, Any]:
 
 def play_random(seed: int, *, heavy: bool, every: int = 1,
                 events: dict[str, int] | None = None) -> tuple[State, list[Any]]:
-    """One full random game, its invariants checked after every action. `heavy` adds, after every `every`-th
-    action: dump/load, near-miss probes, leak checks of every seat and a spectator, and applying every legal
-    action of every seat (that one on a third of those)."""
-    rng = random.Random(seed)
-    n = rng.randint(1, 6)
-    options = random_options(rng)
-    patient = rng.random() < 0.3  # some games rarely tap, so stocks run out and reshuffle
-    st = E.new_game(n, seed=seed, options=options)
+    """One full random game (1 to 6 players, random options), with what only Columbo has checked after every
+    action: no card created or lost, every awaited seat able to act. `heavy` adds, after every `every`-th
+    action, Columbo's own near misses and what each seat and a spectator has seen (Tracker). `events` counts
+    the kinds of moves and turns of the game, so a run can show it reached them all.
+
+    What every engine owes (legal moves apply, refusals change nothing, dump/load, games end, replays) is the
+    contract battery's (test_contract.py)."""
+    setup = random.Random(seed)
+    n = setup.randint(1, 6)
+    options = random_options(setup)
+    patient = setup.random() < 0.3  # some games rarely tap, so stocks run out and reshuffle
     tracker = Tracker(n) if heavy else None
-    history: list[Any] = []
-    steps = 0
-    while not E.is_over(st):
-        steps += 1
-        assert steps < 20_000, "the game does not end"
+
+    def choose(st: State, rng: random.Random) -> tuple[int, dict[str, Any]]:
         seat = rng.choice(E.must_act(st) if rng.random() < 0.5 else E.to_act(st))
         legal = E.legal_actions(st, seat)
         if patient and len(legal) > 1 and rng.random() < 0.97:
             legal = [a for a in legal if a["type"] != "tap"] or legal
-        action = rng.choice(legal)
-        check = heavy and steps % every == 0
-        if check:
-            probe_illegal(st, seat)
-            if steps % (3 * every) == 0:
-                for s in E.to_act(st):
-                    for a in E.legal_actions(st, s):
-                        E.apply(st, s, a)
-        after = E.apply(st, seat, action)
-        history.append((seat, action))
+        return seat, rng.choice(legal)
+
+    def check(st: State, step: int) -> None:
+        if heavy and step % every == 0:
+            for seat in E.to_act(st):
+                probe_illegal(st, seat)
+
+    steps = 0
+
+    def after(before: State, seat: int, action: dict[str, Any], st: State) -> None:
+        nonlocal steps
+        steps += 1
         if events is not None:
-            key = action["type"]
-            if key == "slap":
-                key += "-" + ("own" if action["seat"] == seat else "opp") + "-" + (
-                    "hit" if after.last and after.last["public"]["match"] else "miss")
-            events[key] = events.get(key, 0) + 1
-            public = after.last["public"] if after.last else {}
-            for flag in ("reshuffled", "round_over"):
-                if public.get(flag):
-                    events[flag] = events.get(flag, 0) + 1
-            if after.history and after.history[-1]["ended_by"] == "stock" and len(after.history) > len(st.history):
-                events["stock_end"] = events.get("stock_end", 0) + 1
+            count_events(events, before, seat, action, st)
+        checked = heavy and steps % every == 0
         if tracker is not None:
-            tracker.update(st, seat, action, after)
-        st = after
-        check_invariants(st, others=check)
-        if check:
-            data = E.dump(st)
-            assert E.load(json.loads(json.dumps(data))) == st
+            tracker.update(before, seat, action, st)
+        check_invariants(st, others=checked)
+        if checked:
             assert tracker is not None
             for viewer in [*range(n), None]:
                 tracker.check(st, viewer)
+
+    st, history = random_game(E, n, seed, options=options, choose=choose, check=check, after=after)
     result = E.result(st)
     assert set(result) == {"scores", "winners", "draw"} and result["winners"]
     return st, history
 
 
-def test_random_play_two_thousand_games() -> None:
+def count_events(events: dict[str, int], before: State, seat: int, action: dict[str, Any], after: State) -> None:
+    key = action["type"]
+    if key == "slap":
+        key += "-" + ("own" if action["seat"] == seat else "opp") + "-" + (
+            "hit" if after.last and after.last["public"]["match"] else "miss")
+    events[key] = events.get(key, 0) + 1
+    public = after.last["public"] if after.last else {}
+    for flag in ("reshuffled", "round_over"):
+        if public.get(flag):
+            events[flag] = events.get(flag, 0) + 1
+    if after.history and after.history[-1]["ended_by"] == "stock" and len(after.history) > len(before.history):
+        events["stock_end"] = events.get("stock_end", 0) + 1
+
+
+def test_random_play_many_games() -> None:
     events: dict[str, int] = {}
-    for seed in range(2000):
+    for seed in range(600):
         play_random(seed, heavy=seed % 20 == 0, every=10, events=events)
     for key in ("peek", "draw", "swap", "discard", "tap", "look", "exchange", "skip", "slap-own-hit", "slap-own-miss",
                 "slap-opp-hit", "slap-opp-miss", "reshuffled", "round_over", "stock_end"):
@@ -1049,28 +1047,8 @@ def test_random_play_two_thousand_games() -> None:
 
 
 def test_random_play_with_every_check_on_every_action() -> None:
-    for seed in range(5000, 5020):
+    for seed in range(5000, 5010):
         play_random(seed, heavy=True)
-
-
-def test_same_seed_and_actions_give_the_same_game() -> None:
-    for seed in (3, 17, 99):
-        st, history = play_random(seed, heavy=False)
-        rng = random.Random(seed)
-        n = rng.randint(1, 6)
-        replay = E.new_game(n, seed=seed, options=random_options(rng))
-        for seat, action in history:
-            replay = E.apply(replay, seat, action)
-        assert E.dump(replay) == E.dump(st)
-
-
-def test_apply_never_mutates_its_input() -> None:
-    st = slap_game("9S", "10S")
-    before = json.dumps(E.dump(st), sort_keys=True)
-    for seat in E.to_act(st):
-        for action in E.legal_actions(st, seat):
-            E.apply(st, seat, action)
-    assert json.dumps(E.dump(st), sort_keys=True) == before
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1132,14 +1110,14 @@ def test_fuzzed_json_is_refused_cleanly(action: Any) -> None:
 
 def test_unknown_types_missing_and_extra_fields() -> None:
     st = peek_all(new(2, *TWO, "6S"))
-    assert "Unknown action type" in refused(st, 0, {"type": "fold"})
-    refused(st, 0, {"type": "draw"})
-    refused(st, 0, {"type": "draw", "from": "stock", "extra": 1})
-    refused(st, 0, {"type": "draw", "from": 1})
-    refused(st, 0, {"from": "stock"})
-    refused(st, 0, "draw")
-    refused(st, 7, {"type": "draw", "from": "stock"})
-    refused(st, True, {"type": "draw", "from": "stock"})  # type: ignore[arg-type]
+    assert "Unknown action type" in refused(E, st, 0, {"type": "fold"})
+    refused(E, st, 0, {"type": "draw"})
+    refused(E, st, 0, {"type": "draw", "from": "stock", "extra": 1})
+    refused(E, st, 0, {"type": "draw", "from": 1})
+    refused(E, st, 0, {"from": "stock"})
+    refused(E, st, 0, "draw")
+    refused(E, st, 7, {"type": "draw", "from": "stock"})
+    refused(E, st, True, {"type": "draw", "from": "stock"})  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------------------------------------

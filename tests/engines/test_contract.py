@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import refused, snapshot
+from engine_helpers import Check, random_game, refused, snapshot
 
 from games.engines import ENGINES, SLUGS, IllegalAction, get_engine
 
@@ -32,9 +32,6 @@ MODULES = sorted(path.name for path in ENGINE_DIR.glob("*.py"))
 # Two seeds per player count: enough to reach every phase of each game (rounds, reshuffles, endings) while
 # the whole battery stays within a few seconds; the per-game files play many more games for their own checks.
 SEEDS = (0, 1)
-# No game of random legal moves needs more actions than this (the longest, six-player Columbo over four
-# rounds, takes about a thousand); more means a game that does not end.
-MAX_STEPS = 20_000
 # The positions of a game that get the expensive checks: all of the first ones, then one in CHECK_EVERY, so a
 # long game still has its middle and its end checked without its cost growing with its length.
 FULL_CHECKS = 40
@@ -236,24 +233,10 @@ def check_over(engine: Any, state: Any, last: tuple[int, dict[str, Any]]) -> Non
 # the battery
 # ---------------------------------------------------------------------------------------------------------
 
-def play(slug: str, players: int, seed: int, check: Callable[[Any, int], object] | None = None,
+def play(slug: str, players: int, seed: int, check: Check | None = None,
          ) -> tuple[Any, list[tuple[int, dict[str, Any]]]]:
-    """A game of random legal actions, `check(state, step)` called before each; the final state and the
-    actions taken. Fails if the game does not end within MAX_STEPS."""
-    engine = get_engine(slug)
-    rng = random.Random(seed)
-    state = engine.new_game(players, seed=seed)
-    history: list[tuple[int, dict[str, Any]]] = []
-    for step in range(MAX_STEPS):
-        if engine.is_over(state):
-            return state, history
-        if check is not None:
-            check(state, step)
-        seat = rng.choice(engine.to_act(state))
-        action = rng.choice(engine.legal_actions(state, seat))
-        state = engine.apply(state, seat, action)
-        history.append((seat, action))
-    raise AssertionError(f"{slug} with {players} players, seed {seed}: no end after {MAX_STEPS} actions")
+    """A game of uniformly random legal moves, `check(state, step)` before each."""
+    return random_game(get_engine(slug), players, seed, check=check)
 
 
 @pytest.mark.parametrize(("slug", "players"), cases())
