@@ -76,28 +76,3 @@ def crafted() -> dict[str, Callable[..., bytes]]:
         "noise_png": noise_png,
         "jpeg_with_exif": jpeg_with_exif,
     }
-
-
-@pytest.fixture
-def ws_headers() -> Callable[..., list[tuple[bytes, bytes]]]:
-    """Headers for a WebSocket handshake from this site's pages: an allowed Origin, and the session cookie
-    of a browser signed in as the given user (None: an anonymous browser). Call from sync code."""
-    from django.conf import settings
-    from django.test import Client
-
-    origin = b"http://testserver"
-    for host in settings.ALLOWED_HOSTS:
-        if host != "*" and not host.startswith((".", "[")):
-            origin = f"http://{host}".encode()
-            break
-
-    def headers(user: object | None = None) -> list[tuple[bytes, bytes]]:
-        result = [(b"origin", origin)]
-        if user is not None:
-            client = Client()
-            client.force_login(user)
-            name = settings.SESSION_COOKIE_NAME
-            result.append((b"cookie", f"{name}={client.cookies[name].value}".encode()))
-        return result
-
-    return headers

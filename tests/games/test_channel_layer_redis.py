@@ -10,6 +10,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 
 from config.asgi import application
 
@@ -43,7 +44,9 @@ async def test_group_send_reaches_two_consumers_through_redis(
     assert await second.receive_from(timeout=10) == "<p id=one>1</p>"
 
     # Sent from a separate layer instance, as another server process would: it still arrives, via Redis.
-    other_process = RedisChannelLayer(hosts=[os.environ["REDIS_URL"]])
+    # Same class and settings as this process's layer, so the same key prefix (tests/games/conftest.py gives
+    # each test worker its own, so that parallel workers' groups stay apart).
+    other_process = type(layer)(**settings.CHANNEL_LAYERS["default"].get("CONFIG", {}))
     await other_process.group_send(f"user-{user.pk}", {"type": "notify.html", "html": "<p id=two>2</p>"})
     assert await first.receive_from(timeout=10) == "<p id=two>2</p>"
     assert await second.receive_from(timeout=10) == "<p id=two>2</p>"
