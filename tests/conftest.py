@@ -1,18 +1,15 @@
-"""Fixtures shared by every test package: a user factory, its password, and a temporary media folder."""
+"""Fixtures shared by every test package: the user factory (tests/factories.py), its password, and a temporary
+media folder."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-# The password every factory-made user gets unless told otherwise: long and uncommon, so validators accept it.
-PASSWORD = "felt-and-cards-42"
-
-_counter = itertools.count(1)
+from factories import PASSWORD
+from factories import make_user as _make_user
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -46,22 +43,6 @@ def password() -> str:
 
 @pytest.fixture
 def make_user(db: None) -> Callable[..., Any]:
-    """Create users: make_user(), make_user("ada", display_name="Ada"), make_user(password=None) for unusable.
-
-    Every keyword is a User field; username defaults to a fresh "player-N", the password to PASSWORD.
-    """
-    from django.contrib.auth import get_user_model
-
-    user_model = get_user_model()
-
-    def make(username: str | None = None, *, password: str | None = PASSWORD, **fields: Any) -> Any:
-        username = username or f"player-{next(_counter)}"
-        user = user_model(username=username, **fields)
-        if password is None:
-            user.set_unusable_password()
-        else:
-            user.set_password(password)
-        user.save()
-        return user
-
-    return make
+    """factories.make_user as a fixture, the database opened for it: make_user(), make_user("ada",
+    display_name="Ada"), make_user(password=None) for unusable."""
+    return _make_user

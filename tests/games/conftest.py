@@ -13,13 +13,12 @@ from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.test import Client
+from factories import SEED as FACTORY_SEED
+from factories import make_match
 from fragments import Page
 
-from games import services
-from games.services import SeatSpec
-
-# The seed of the fixtures' matches (the tests' own modules use the same value).
-SEED = 20240611
+# The seed of the fixtures' matches (the tests' own modules use the same value): factories.SEED.
+SEED = FACTORY_SEED
 
 
 @pytest.fixture(autouse=True)
@@ -56,10 +55,8 @@ def carol(make_user: Callable[..., Any]) -> Any:
 
 
 def _start_gomori(first: Any, second: Any, *, seed: int = SEED, is_public: bool = True) -> Any:
-    match = services.create_match(
-        creator=first, game="gomori", players=2, seats=[SeatSpec("open")], seed=seed, is_public=is_public
-    )
-    return services.join_match(match_id=match.pk, user=second, invite_code=match.invite_code)
+    return make_match(creator=first, game="gomori", seats=["open"], seed=seed, is_public=is_public,
+                      joiners=[second])
 
 
 @pytest.fixture

@@ -1,0 +1,64 @@
+"""Plain functions that make users and matches for tests: make_user(...), make_match(...).
+
+Functions rather than fixtures so any test, fixture or helper module can call them with the arguments it
+needs; they need the database (a `db` fixture or a django_db mark on the test). The conftests wrap them as
+fixtures where tests take them that way (tests/conftest.py: make_user; tests/games/conftest.py: the
+started Gomori matches). Importable as `factories` from every test folder: pytest puts tests/ on sys.path for
+tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+# The password every factory-made user gets unless told otherwise: long and uncommon, so validators accept it.
+PASSWORD = "felt-and-cards-42"
+# The seed of the matches made here unless told otherwise (tests/games' own modules use the same value).
+SEED = 20240611
+
+_counter = itertools.count(1)
+
+
+def make_user(username: str | None = None, *, password: str | None = PASSWORD, **fields: Any) -> Any:
+    """A saved user: make_user(), make_user("ada", display_name="Ada"), make_user(password=None) for one who
+    cannot sign in with a password. Every keyword is a User field; the username defaults to a fresh
+    "player-N", the password to PASSWORD."""
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model()(username=username or f"player-{next(_counter)}", **fields)
+    if password is None:
+        user.set_unusable_password()
+    else:
+        user.set_password(password)
+    user.save()
+    return user
+
+
+def seat_spec(seat: Any) -> Any:
+    """A services.SeatSpec from its short form: "open", "invite", "bot:<level>" (or a SeatSpec as it is)."""
+    from games.services import SeatSpec
+
+    if isinstance(seat, SeatSpec):
+        return seat
+    if seat.startswith("bot:"):
+        return SeatSpec("bot", seat[4:])
+    return SeatSpec(seat)
+
+
+def make_match(*, creator: Any = None, game: str = "gomori", seats: Sequence[Any] = ("open",),
+               seed: int = SEED, joiners: Iterable[Any] = (), **options: Any) -> Any:
+    """A match made as the lobby makes it (services.create_match): the creator (a new user if None) in seat 0,
+    the other seats as `seats` says, then each of `joiners` taking the next free seat with the invite code.
+    Other keywords go to create_match (is_public, rated, options, clock, first_seat_bot, players). Returns the
+    match as the last step left it: waiting for players, or started once every seat is filled."""
+    from games import services
+
+    match = services.create_match(
+        creator=creator if creator is not None else make_user(), game=game,
+        players=options.pop("players", 1 + len(seats)), seats=[seat_spec(s) for s in seats], seed=seed, **options,
+    )
+    for user in joiners:
+        match = services.join_match(match_id=match.pk, user=user, invite_code=match.invite_code)
+    return match
