@@ -1,0 +1,392 @@
+"""The lobby and the match lifecycle views through Django's test client: /play/, create, join, leave, cancel
+and abandon (games/views.py, games/urls.py).
+
+For each: what a signed-in person gets for the right method, what a signed-out one gets (the sign-in page,
+nothing changed), the wrong method (405), bad input (a 4xx or a message on the lobby, never a 500), and the
+CSRF check on its POST. The forms are posted as the lobby renders them, the way a browser would.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from factories import make_match, make_user
+
+from games.engines import SLUGS
+from games.models import Match
+
+pytestmark = pytest.mark.django_db
+
+LOBBY = "/play/"
+
+
+def signed_in(user: Any, **kwargs: Any) -> Client:
+    client = Client(**kwargs)
+    client.force_login(user)
+    return client
+
+
+def page_text(response: Any) -> str:
+    return html.unescape(response.content.decode())
+
+
+def fresh(match: Match) -> Match:
+    return Match.objects.get(pk=match.pk)
+
+
+class FormReader(HTMLParser):
+    """The fields a browser would submit for each form of a page, by the form's action: text and hidden
+    inputs with their values, ticked checkboxes, and each select's selected (else first) option."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: dict[str, dict[str, str]] = {}
+        self._form: dict[str, str] | None = None
+        self._select: str | None = None
+        self._first: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "form":
+            self._form = self.forms.setdefault(a.get("action", ""), {})
+        elif self._form is None:
+            return
+        elif tag == "input" and a.get("name"):
+            kind = a.get("type", "text")
+            if kind in ("checkbox", "radio"):
+                if "checked" in a:
+                    self._form[a["name"]] = a.get("value", "on")
+            elif kind not in ("submit", "button"):
+                self._form[a["name"]] = a.get("value", "")
+        elif tag == "select":
+            self._select, self._first = a.get("name"), None
+        elif tag == "option" and self._select:
+            value = a.get("value", "")
+            if self._first is None:
+                self._first = value
+                self._form.setdefault(self._select, value)
+            if "selected" in a:
+                self._form[self._select] = value
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._form = None
+        elif tag == "select":
+            self._select = None
+
+
+def lobby_form(client: Client, action: str) -> dict[str, str]:
+    """The fields of the lobby's form posting to `action`, as the lobby fills them in."""
+    reader = FormReader()
+    reader.feed(client.get(LOBBY).content.decode())
+    assert action in reader.forms, f"the lobby has no form for {action}: {sorted(reader.forms)}"
+    return reader.forms[action]
+
+
+def csrf_token(client: Client) -> str:
+    """The CSRF token the lobby's forms carry for this client."""
+    fields = next(iter(lobby_form_fields(client).values()))
+    return fields["csrfmiddlewaretoken"]
+
+
+def lobby_form_fields(client: Client) -> dict[str, dict[str, str]]:
+    reader = FormReader()
+    reader.feed(client.get(LOBBY).content.decode())
+    return {action: fields for action, fields in reader.forms.items() if "csrfmiddlewaretoken" in fields}
+
+
+def sent_to_sign_in(response: Any, url: str) -> bool:
+    """A redirect to the sign-in page that comes back to `url` afterwards."""
+    return response.status_code == 302 and response.headers["Location"] == f"{reverse('login')}?next={url}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the lobby
+
+
+def test_the_lobby_shows_signed_out_visitors_the_open_matches() -> None:
+    match = make_match(game="gomori", seats=["open"])
+    response = Client().get(LOBBY)
+    assert response.status_code == 200
+    assert f'action="/m/{match.pk}/join/"' in response.content.decode()
+
+
+def test_the_lobby_offers_a_signed_in_person_a_form_for_every_game() -> None:
+    forms = lobby_form_fields(signed_in(make_user()))
+    for slug in SLUGS:
+        assert reverse("create_match", args=[slug]) in forms, slug
+
+
+def test_the_lobby_refreshes_its_lists_alone_for_htmx() -> None:
+    """The lobby's polling asks with HX-Request and gets the lists, not a whole page."""
+    match = make_match(game="gomori", seats=["open"])
+    response = signed_in(make_user()).get(LOBBY, headers={"HX-Request": "true"})
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert f"/m/{match.pk}/join/" in body
+    assert "<html" not in body and "<form" in body
+
+
+def test_the_lobby_answers_only_get() -> None:
+    client = signed_in(make_user())
+    assert client.post(LOBBY).status_code == 405
+    assert Client().post(LOBBY).status_code == 405
+
+
+# ---------------------------------------------------------------------------------------------------------
+# create
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_lobby_form_as_filled_in_creates_a_match(slug: str) -> None:
+    user = make_user()
+    client = signed_in(user)
+    url = reverse("create_match", args=[slug])
+    response = client.post(url, lobby_form(client, url))
+    match = Match.objects.get(game=slug)
+    assert response.status_code == 302 and response.headers["Location"] == f"/m/{match.pk}/"
+    assert match.seats.get(index=0).user == user
+
+
+def test_create_with_an_open_seat_waits_in_the_lobby() -> None:
+    client = signed_in(make_user())
+    url = reverse("create_match", args=["gomori"])
+    response = client.post(url, {**lobby_form(client, url), "gomori-seat_1": "open"})
+    match = Match.objects.get()
+    assert response.status_code == 302 and match.status == Match.Status.WAITING
+    assert f"/m/{match.pk}/join/" in signed_in(make_user()).get(LOBBY).content.decode()
+
+
+def test_create_needs_sign_in_and_makes_nothing() -> None:
+    url = reverse("create_match", args=["gomori"])
+    assert sent_to_sign_in(Client().post(url, {"gomori-players": "2"}), url)
+    assert sent_to_sign_in(Client().get(url), url)
+    assert not Match.objects.exists()
+
+
+def test_create_is_a_post() -> None:
+    assert signed_in(make_user()).get(reverse("create_match", args=["gomori"])).status_code == 405
+
+
+def test_create_for_an_unknown_game_is_404() -> None:
+    assert signed_in(make_user()).post("/play/new/chess/", {"chess-players": "2"}).status_code == 404
+
+
+@pytest.mark.parametrize(("change", "error"), [
+    ({"gomori-players": "9"}, "Select a valid choice"),
+    ({"gomori-seat_1": "bot:no-such-level"}, "Select a valid choice"),
+    ({"gomori-clock": "fischer", "gomori-clock_minutes": "0.01"}, "greater than or equal to 0.5"),
+    ({"gomori-clock": "turn", "gomori-clock_turn": "many"}, "Enter a whole number"),
+])
+def test_bad_create_input_is_a_400_with_the_form_and_its_error(change: dict[str, str], error: str) -> None:
+    client = signed_in(make_user())
+    url = reverse("create_match", args=["gomori"])
+    response = client.post(url, {**lobby_form(client, url), **change})
+    assert response.status_code == 400
+    assert error in page_text(response)
+    assert f'action="{url}"' in response.content.decode()  # the form again, to correct
+    assert not Match.objects.exists()
+
+
+def test_an_empty_create_post_is_a_400_not_a_500() -> None:
+    response = signed_in(make_user()).post(reverse("create_match", args=["columbo"]), {})
+    assert response.status_code == 400 and "This field is required" in page_text(response)
+    assert not Match.objects.exists()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# join
+
+
+def test_join_an_open_seat_starts_the_match_and_goes_to_it() -> None:
+    match = make_match(game="gomori", seats=["open"])
+    joiner = make_user()
+    response = signed_in(joiner).post(f"/m/{match.pk}/join/")
+    assert response.status_code == 302 and response.headers["Location"] == f"/m/{match.pk}/"
+    match = fresh(match)
+    assert match.status == Match.Status.ACTIVE and match.seats.get(index=1).user == joiner
+
+
+def test_join_an_invite_seat_needs_its_code() -> None:
+    match = make_match(game="gomori", seats=["invite"])
+    client = signed_in(make_user())
+    refused = client.post(f"/m/{match.pk}/join/", {"code": "not-the-code"}, follow=True)
+    assert refused.redirect_chain == [(LOBBY, 302)]
+    assert fresh(match).status == Match.Status.WAITING
+    assert "invite" in page_text(refused).lower()
+    assert client.post(f"/m/{match.pk}/join/", {"code": match.invite_code}).status_code == 302
+    assert fresh(match).status == Match.Status.ACTIVE
+
+
+@pytest.mark.parametrize("case", ["unknown", "own", "full"])
+def test_a_join_that_cannot_be_is_a_message_on_the_lobby(case: str) -> None:
+    creator = make_user()
+    match = make_match(creator=creator, game="gomori", seats=["open"],
+                       joiners=[make_user()] if case == "full" else [])
+    who = creator if case == "own" else make_user()
+    match_id = 999_999 if case == "unknown" else match.pk
+    before = [(s.index, s.user_id) for s in match.seats.order_by("index")]
+    response = signed_in(who).post(f"/m/{match_id}/join/", follow=True)
+    assert response.redirect_chain == [(LOBBY, 302)]
+    assert 'class="message message-error"' in response.content.decode()
+    assert [(s.index, s.user_id) for s in match.seats.order_by("index")] == before
+
+
+def test_join_needs_sign_in_and_a_post() -> None:
+    match = make_match(game="gomori", seats=["open"])
+    url = f"/m/{match.pk}/join/"
+    assert sent_to_sign_in(Client().post(url), url)
+    assert signed_in(make_user()).get(url).status_code == 405
+    assert fresh(match).status == Match.Status.WAITING
+
+
+# ---------------------------------------------------------------------------------------------------------
+# leave
+
+
+def test_leave_frees_the_seat_of_a_waiting_match() -> None:
+    match = make_match(game="ruhd", seats=["open", "open"])
+    joiner = make_user()
+    signed_in(joiner).post(f"/m/{match.pk}/join/")
+    assert fresh(match).seats.filter(user=joiner).exists()
+    response = signed_in(joiner).post(f"/m/{match.pk}/leave/")
+    assert response.status_code == 302 and response.headers["Location"] == LOBBY
+    assert not fresh(match).seats.filter(user=joiner).exists()
+
+
+def test_leaving_a_match_one_is_not_in_is_a_message() -> None:
+    match = make_match(game="ruhd", seats=["open", "open"])
+    response = signed_in(make_user()).post(f"/m/{match.pk}/leave/", follow=True)
+    assert response.redirect_chain == [(LOBBY, 302)]
+    assert 'class="message message-error"' in response.content.decode()
+    unknown = signed_in(make_user()).post("/m/999999/leave/", follow=True)
+    assert unknown.status_code == 200 and 'class="message message-error"' in unknown.content.decode()
+
+
+def test_leave_needs_sign_in_and_a_post() -> None:
+    match = make_match(game="ruhd", seats=["open", "open"])
+    url = f"/m/{match.pk}/leave/"
+    assert sent_to_sign_in(Client().post(url), url)
+    assert signed_in(match.seats.get(index=0).user).get(url).status_code == 405
+
+
+# ---------------------------------------------------------------------------------------------------------
+# cancel
+
+
+def test_the_creator_cancels_and_is_told_so() -> None:
+    creator = make_user()
+    match = make_match(creator=creator, game="gomori", seats=["open"])
+    response = signed_in(creator).post(f"/m/{match.pk}/cancel/", follow=True)
+    assert response.redirect_chain == [(LOBBY, 302)]
+    assert "The match was cancelled." in page_text(response)
+    assert fresh(match).status == Match.Status.ABORTED
+
+
+@pytest.mark.parametrize("case", ["not the creator", "unknown", "started"])
+def test_a_cancel_that_cannot_be_is_a_message_and_changes_nothing(case: str) -> None:
+    creator = make_user()
+    match = make_match(creator=creator, game="gomori", seats=["open"],
+                       joiners=[make_user()] if case == "started" else [])
+    who = make_user() if case == "not the creator" else creator
+    match_id = 999_999 if case == "unknown" else match.pk
+    status = fresh(match).status
+    response = signed_in(who).post(f"/m/{match_id}/cancel/", follow=True)
+    assert response.redirect_chain == [(LOBBY, 302)]
+    assert 'class="message message-error"' in response.content.decode()
+    assert "The match was cancelled." not in page_text(response)
+    assert fresh(match).status == status
+
+
+def test_cancel_needs_sign_in_and_a_post() -> None:
+    creator = make_user()
+    match = make_match(creator=creator, game="gomori", seats=["open"])
+    url = f"/m/{match.pk}/cancel/"
+    assert sent_to_sign_in(Client().post(url), url)
+    assert signed_in(creator).get(url).status_code == 405
+    assert fresh(match).status == Match.Status.WAITING
+
+
+# ---------------------------------------------------------------------------------------------------------
+# abandon
+
+
+def test_abandon_a_bot_match_before_moving_calls_it_off(settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = 0
+    creator = make_user()
+    match = make_match(creator=creator, game="gomori", seats=["bot:random"])
+    response = signed_in(creator).post(f"/m/{match.pk}/abandon/", follow=True)
+    assert response.redirect_chain == [(LOBBY, 302)]
+    assert "The match was called off: it counts for nothing." in page_text(response)
+    assert fresh(match).status == Match.Status.ABORTED
+
+
+@pytest.mark.parametrize("case", ["against a person", "unknown", "not a player"])
+def test_an_abandon_that_cannot_be_is_a_message_and_changes_nothing(case: str) -> None:
+    creator = make_user()
+    if case == "against a person":
+        match = make_match(creator=creator, game="gomori", seats=["open"], joiners=[make_user()])
+    else:
+        match = make_match(creator=creator, game="gomori", seats=["bot:random"])
+    who = make_user() if case == "not a player" else creator
+    match_id = 999_999 if case == "unknown" else match.pk
+    status = fresh(match).status
+    response = signed_in(who).post(f"/m/{match_id}/abandon/", follow=True)
+    assert response.redirect_chain == [(LOBBY, 302)]
+    assert 'class="message message-error"' in response.content.decode()
+    assert fresh(match).status == status
+
+
+def test_abandon_needs_sign_in_and_a_post() -> None:
+    creator = make_user()
+    match = make_match(creator=creator, game="gomori", seats=["bot:random"])
+    url = f"/m/{match.pk}/abandon/"
+    assert sent_to_sign_in(Client().post(url), url)
+    assert signed_in(creator).get(url).status_code == 405
+    assert fresh(match).status == Match.Status.ACTIVE
+
+
+# ---------------------------------------------------------------------------------------------------------
+# CSRF: every POST of these views needs the token the lobby's forms carry
+
+
+def csrf_cases() -> list[tuple[str, Callable[[Any], tuple[str, dict[str, str]]]]]:
+    """(view, how to post to it: the url and the data, given the signed-in creator of a waiting match)."""
+    return [
+        ("create", lambda match: (reverse("create_match", args=["gomori"]), {"gomori-players": "2",
+                                                                             "gomori-seat_0": "me",
+                                                                             "gomori-seat_1": "open"})),
+        ("join", lambda match: (f"/m/{match.pk}/join/", {})),
+        ("leave", lambda match: (f"/m/{match.pk}/leave/", {})),
+        ("cancel", lambda match: (f"/m/{match.pk}/cancel/", {})),
+        ("abandon", lambda match: (f"/m/{match.pk}/abandon/", {})),
+    ]
+
+
+@pytest.mark.parametrize(("view", "target"), csrf_cases(), ids=[name for name, _ in csrf_cases()])
+def test_posts_without_the_csrf_token_are_refused(view: str, target: Callable[[Any], tuple[str, dict[str, str]]],
+                                                  ) -> None:
+    creator = make_user()
+    match = make_match(creator=creator, game="ruhd", seats=["open", "open"])
+    client = signed_in(creator if view != "join" else make_user(), enforce_csrf_checks=True)
+    url, data = target(match)
+    before = (Match.objects.count(), fresh(match).status, sorted(match.seats.values_list("index", "user_id")))
+    response = client.post(url, data)
+    assert response.status_code == 403
+    assert (Match.objects.count(), fresh(match).status, sorted(match.seats.values_list("index", "user_id"))) == before
+
+
+def test_a_post_with_the_lobby_s_token_passes_the_csrf_check() -> None:
+    """The other side of the test above: the same strict client, given the token, gets through."""
+    creator = make_user()
+    match = make_match(creator=creator, game="gomori", seats=["open"])
+    client = signed_in(creator, enforce_csrf_checks=True)
+    response = client.post(f"/m/{match.pk}/cancel/", {"csrfmiddlewaretoken": csrf_token(client)})
+    assert response.status_code == 302
+    assert fresh(match).status == Match.Status.ABORTED
