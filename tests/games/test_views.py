@@ -101,6 +101,15 @@ def lobby_form_fields(client: Client) -> dict[str, dict[str, str]]:
     return {action: fields for action, fields in reader.forms.items() if "csrfmiddlewaretoken" in fields}
 
 
+def refused_on_the_lobby(user: Any, url: str) -> Any:
+    """POST to `url` as `user`: back on the lobby with an error message there (the views' answer to a request
+    the services refuse); the lobby page it ends on."""
+    response = signed_in(user).post(url, follow=True)
+    assert response.redirect_chain == [(LOBBY, 302)]
+    assert 'class="message message-error"' in response.content.decode()
+    return response
+
+
 def sent_to_sign_in(response: Any, url: str) -> bool:
     """A redirect to the sign-in page that comes back to `url` afterwards."""
     return response.status_code == 302 and response.headers["Location"] == f"{reverse('login')}?next={url}"
@@ -224,28 +233,6 @@ def test_join_an_invite_seat_needs_its_code() -> None:
     assert fresh(match).status == Match.Status.ACTIVE
 
 
-@pytest.mark.parametrize("case", ["unknown", "own", "full"])
-def test_a_join_that_cannot_be_is_a_message_on_the_lobby(case: str) -> None:
-    creator = make_user()
-    match = make_match(creator=creator, game="gomori", seats=["open"],
-                       joiners=[make_user()] if case == "full" else [])
-    who = creator if case == "own" else make_user()
-    match_id = 999_999 if case == "unknown" else match.pk
-    before = [(s.index, s.user_id) for s in match.seats.order_by("index")]
-    response = signed_in(who).post(f"/m/{match_id}/join/", follow=True)
-    assert response.redirect_chain == [(LOBBY, 302)]
-    assert 'class="message message-error"' in response.content.decode()
-    assert [(s.index, s.user_id) for s in match.seats.order_by("index")] == before
-
-
-def test_join_needs_sign_in_and_a_post() -> None:
-    match = make_match(game="gomori", seats=["open"])
-    url = f"/m/{match.pk}/join/"
-    assert sent_to_sign_in(Client().post(url), url)
-    assert signed_in(make_user()).get(url).status_code == 405
-    assert fresh(match).status == Match.Status.WAITING
-
-
 # ---------------------------------------------------------------------------------------------------------
 # leave
 
@@ -260,96 +247,70 @@ def test_leave_frees_the_seat_of_a_waiting_match() -> None:
     assert not fresh(match).seats.filter(user=joiner).exists()
 
 
-def test_leaving_a_match_one_is_not_in_is_a_message() -> None:
-    match = make_match(game="ruhd", seats=["open", "open"])
-    response = signed_in(make_user()).post(f"/m/{match.pk}/leave/", follow=True)
-    assert response.redirect_chain == [(LOBBY, 302)]
-    assert 'class="message message-error"' in response.content.decode()
-    unknown = signed_in(make_user()).post("/m/999999/leave/", follow=True)
-    assert unknown.status_code == 200 and 'class="message message-error"' in unknown.content.decode()
-
-
-def test_leave_needs_sign_in_and_a_post() -> None:
-    match = make_match(game="ruhd", seats=["open", "open"])
-    url = f"/m/{match.pk}/leave/"
-    assert sent_to_sign_in(Client().post(url), url)
-    assert signed_in(match.seats.get(index=0).user).get(url).status_code == 405
-
-
 # ---------------------------------------------------------------------------------------------------------
-# cancel
+# cancel and abandon
 
 
-def test_the_creator_cancels_and_is_told_so() -> None:
-    creator = make_user()
-    match = make_match(creator=creator, game="gomori", seats=["open"])
-    response = signed_in(creator).post(f"/m/{match.pk}/cancel/", follow=True)
-    assert response.redirect_chain == [(LOBBY, 302)]
-    assert "The match was cancelled." in page_text(response)
-    assert fresh(match).status == Match.Status.ABORTED
-
-
-@pytest.mark.parametrize("case", ["not the creator", "unknown", "started"])
-def test_a_cancel_that_cannot_be_is_a_message_and_changes_nothing(case: str) -> None:
-    creator = make_user()
-    match = make_match(creator=creator, game="gomori", seats=["open"],
-                       joiners=[make_user()] if case == "started" else [])
-    who = make_user() if case == "not the creator" else creator
-    match_id = 999_999 if case == "unknown" else match.pk
-    status = fresh(match).status
-    response = signed_in(who).post(f"/m/{match_id}/cancel/", follow=True)
-    assert response.redirect_chain == [(LOBBY, 302)]
-    assert 'class="message message-error"' in response.content.decode()
-    assert "The match was cancelled." not in page_text(response)
-    assert fresh(match).status == status
-
-
-def test_cancel_needs_sign_in_and_a_post() -> None:
-    creator = make_user()
-    match = make_match(creator=creator, game="gomori", seats=["open"])
-    url = f"/m/{match.pk}/cancel/"
-    assert sent_to_sign_in(Client().post(url), url)
-    assert signed_in(creator).get(url).status_code == 405
-    assert fresh(match).status == Match.Status.WAITING
-
-
-# ---------------------------------------------------------------------------------------------------------
-# abandon
-
-
-def test_abandon_a_bot_match_before_moving_calls_it_off(settings: Any) -> None:
+@pytest.mark.parametrize(("action", "seat", "told"), [
+    ("cancel", "open", "The match was cancelled."),  # still waiting for a player
+    ("abandon", "bot:random", "The match was called off: it counts for nothing."),  # a bot's, nobody moved
+])
+def test_the_creator_calls_a_match_off_and_is_told_so(action: str, seat: str, told: str, settings: Any) -> None:
     settings.GAMES_BOT_DELAY = 0
     creator = make_user()
-    match = make_match(creator=creator, game="gomori", seats=["bot:random"])
-    response = signed_in(creator).post(f"/m/{match.pk}/abandon/", follow=True)
+    match = make_match(creator=creator, game="gomori", seats=[seat])
+    response = signed_in(creator).post(f"/m/{match.pk}/{action}/", follow=True)
     assert response.redirect_chain == [(LOBBY, 302)]
-    assert "The match was called off: it counts for nothing." in page_text(response)
+    assert told in page_text(response)
     assert fresh(match).status == Match.Status.ABORTED
 
 
-@pytest.mark.parametrize("case", ["against a person", "unknown", "not a player"])
-def test_an_abandon_that_cannot_be_is_a_message_and_changes_nothing(case: str) -> None:
-    creator = make_user()
-    if case == "against a person":
-        match = make_match(creator=creator, game="gomori", seats=["open"], joiners=[make_user()])
-    else:
-        match = make_match(creator=creator, game="gomori", seats=["bot:random"])
-    who = make_user() if case == "not a player" else creator
-    match_id = 999_999 if case == "unknown" else match.pk
-    status = fresh(match).status
-    response = signed_in(who).post(f"/m/{match_id}/abandon/", follow=True)
-    assert response.redirect_chain == [(LOBBY, 302)]
-    assert 'class="message message-error"' in response.content.decode()
-    assert fresh(match).status == status
+# ---------------------------------------------------------------------------------------------------------
+# every match action: what cannot be is a message, signed out is the sign-in page, a GET is 405
 
 
-def test_abandon_needs_sign_in_and_a_post() -> None:
+# (action, the other seat, started by a second player, who asks, a match id that does not exist)
+REFUSED = [
+    ("join", "open", False, "creator", False),  # a seat of one's own match
+    ("join", "open", True, "stranger", False),  # no seat left
+    ("join", "open", False, "stranger", True),
+    ("leave", "open", False, "stranger", False),  # not one's match
+    ("leave", "open", False, "creator", True),
+    ("cancel", "open", False, "stranger", False),  # only the creator
+    ("cancel", "open", True, "creator", False),  # no longer waiting
+    ("cancel", "open", False, "creator", True),
+    ("abandon", "open", True, "creator", False),  # against a person: resign at the table instead
+    ("abandon", "bot:random", False, "stranger", False),  # not one's match
+    ("abandon", "bot:random", False, "creator", True),
+]
+
+
+@pytest.mark.parametrize(("action", "seat", "started", "who", "unknown"), REFUSED)
+def test_a_match_action_that_cannot_be_is_a_message_on_the_lobby_and_changes_nothing(
+        action: str, seat: str, started: bool, who: str, unknown: bool, settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = 0
     creator = make_user()
-    match = make_match(creator=creator, game="gomori", seats=["bot:random"])
-    url = f"/m/{match.pk}/abandon/"
+    match = make_match(creator=creator, game="gomori", seats=[seat], joiners=[make_user()] if started else [])
+    before = (fresh(match).status, sorted(match.seats.values_list("index", "user_id")))
+    match_id = 999_999 if unknown else match.pk
+    refused_on_the_lobby(creator if who == "creator" else make_user(), f"/m/{match_id}/{action}/")
+    assert (fresh(match).status, sorted(match.seats.values_list("index", "user_id"))) == before
+
+
+@pytest.mark.parametrize(("action", "seat"), [
+    ("join", "open"), ("leave", "open"), ("cancel", "open"), ("abandon", "bot:random"),
+])
+def test_match_actions_need_sign_in_and_a_post(action: str, seat: str, settings: Any) -> None:
+    """Signed out: the sign-in page, coming back here after; signed in, a GET: 405. Neither changes a thing."""
+    settings.GAMES_BOT_DELAY = 0
+    creator = make_user()
+    match = make_match(creator=creator, game="gomori", seats=[seat])
+    before = (match.status, sorted(match.seats.values_list("index", "user_id")))
+    url = f"/m/{match.pk}/{action}/"
     assert sent_to_sign_in(Client().post(url), url)
     assert signed_in(creator).get(url).status_code == 405
-    assert fresh(match).status == Match.Status.ACTIVE
+    assert signed_in(make_user()).get(url).status_code == 405
+    assert (fresh(match).status, sorted(match.seats.values_list("index", "user_id"))) == before
 
 
 # ---------------------------------------------------------------------------------------------------------
