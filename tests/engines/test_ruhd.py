@@ -742,8 +742,8 @@ def _play_checked(game: int, full: bool) -> None:
 
 
 def test_random_play() -> None:
-    for game in range(300):
-        _play_checked(game, full=game < 30)
+    for game in range(200):
+        _play_checked(game, full=game < 20)
 
 
 # ----------------------------------------------------------------------------- bad input
