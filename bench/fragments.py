@@ -55,7 +55,8 @@ def meta_for(game: str, players: int, status: str = "active", **extra: Any) -> d
         "players": [
             {
                 "index": i, "name": NAMES[i], "username": f"user{i}", "avatar": f"/media/a{i}.png?v=1&s=40",
-                "profile_url": f"/u/user{i}/", "is_bot": i == 2, "user_id": i + 1, "open": False,
+                "profile_url": f"/u/user{i}/", "is_bot": i == 2, "left": False, "bot_name": "", "clock": None,
+                "user_id": i + 1, "open": False,
                 "invite_only": False, "present": True, "claim_in": None, "score": None, "place": None,
                 "reasons": ["it <scores> 'most'"] if i == 2 else [],
             }
@@ -66,6 +67,14 @@ def meta_for(game: str, players: int, status: str = "active", **extra: Any) -> d
         "rated": True,
         "rematch_votes": [],
         "rematch_url": "",
+        "rematch_declined": None,
+        "abort_allowed": False,
+        "handovers": [],
+        "watchers": 0,
+        "created_by_id": 1,
+        "invite_code": "",
+        "clock": {},
+        "turn_age": None,
         "url": "/m/42/",
         "elapsed": 33 if status == "active" else None,
         **extra,
@@ -207,7 +216,8 @@ def table_part(part: str, context: dict[str, Any]) -> str:
 
 def pages() -> dict[str, str]:
     """The HTML of every fragment for many positions, viewers, selections and match states."""
-    from games.rendering import error_fragment, log_count, page_view, presenter, render_fragment, table_context
+    from games.catalog import GAMES
+    from games.rendering import error_fragment, log_count, page_view, render_fragment, table_context
 
     out: dict[str, str] = {}
 
@@ -247,14 +257,14 @@ def pages() -> dict[str, str]:
                     if viewer is None or over:
                         continue
                     for n, raw in enumerate(ui_choices(drawn)):
-                        draw(f"{label} ui{n}", meta, view, viewer, presenter(game).clean_ui(view, viewer, raw))
+                        draw(f"{label} ui{n}", meta, view, viewer, GAMES[game].presenter.clean_ui(view, viewer, raw))
                     # A walk through the selections, each step a click on one of the page's own controls.
                     rng = random.Random(label)
                     for n in range(12):
                         choices = ui_choices(drawn, 100)
                         if not choices:
                             break
-                        ui = presenter(game).clean_ui(view, viewer, rng.choice(choices))
+                        ui = GAMES[game].presenter.clean_ui(view, viewer, rng.choice(choices))
                         drawn = draw(f"{label} walk{n}", meta, view, viewer, ui)
         for seed in (1, 2, 3) if game in SPECIAL else ():
             engine, _ = game_states(game, seed, players)
@@ -263,7 +273,7 @@ def pages() -> dict[str, str]:
                 view = page_view(engine.view(state, seat))
                 label = f"{game}{players} s{seed} special{n} v{seat}"
                 drawn = draw(label, meta, view, seat, {})
-                uis = [presenter(game).clean_ui(view, seat, raw) for raw in ui_choices(drawn, 100)]
+                uis = [GAMES[game].presenter.clean_ui(view, seat, raw) for raw in ui_choices(drawn, 100)]
                 for action in legal[:3] if game == "rummy" else ():
                     # A lay-down built but for its last pack, which is selected; and the whole lay-down built.
                     *built, last = action["packs"]
@@ -273,10 +283,10 @@ def pages() -> dict[str, str]:
                     uis.append({"building": built, "order": [*last, *rest], "selected": list(range(len(last)))})
                     uis.append({"building": action["packs"]})
                 for m, raw in enumerate(uis):
-                    ui = presenter(game).clean_ui(view, seat, raw)
+                    ui = GAMES[game].presenter.clean_ui(view, seat, raw)
                     sub = draw(f"{label} ui{m}", meta, view, seat, ui)
                     for k, deeper in enumerate(ui_choices(sub, 4)):
-                        draw(f"{label} ui{m}.{k}", meta, view, seat, presenter(game).clean_ui(view, seat, deeper))
+                        draw(f"{label} ui{m}.{k}", meta, view, seat, GAMES[game].presenter.clean_ui(view, seat, deeper))
     for game in PLAYERS:
         for status in ("waiting", "aborted"):
             meta = meta_for(game, PLAYERS[game], status)

@@ -127,6 +127,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
     # A file, not memory, so a live server subprocess (the browser tests) can share the test database.
     DATABASES["default"]["TEST"] = {"NAME": os.environ.get("DJANGO_TEST_DB", str(BASE_DIR / "test-db.sqlite3"))}
+elif "postgresql" in DATABASES["default"]["ENGINE"]:
+    # A move's transaction lasts milliseconds: a session idle inside a transaction for a minute is a bug (a
+    # thread that died holding it), and PostgreSQL ends it rather than let its locks stop every writer.
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c idle_in_transaction_session_timeout=60s"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

@@ -20,8 +20,8 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from . import chat, moderation
-from .models import ChatMessage, FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
+from . import chat, moderation, services
+from .models import ChatMessage, Match, Move, PlayerResult, PlayerStats, Seat
 from .replay import ReplayError, import_match
 from .services import ServiceError
 
@@ -158,12 +158,7 @@ class MatchAdmin(admin.ModelAdmin):
         return actions
 
     def save_model(self, request: HttpRequest, obj: Match, form: Any, change: bool) -> None:
-        # Only the privacy flag is written: a full save would write back the state and version read when the
-        # form was loaded, over any move made since.
-        Match.objects.filter(pk=obj.pk).update(is_public=obj.is_public)
-        # The history's copies of the privacy flag follow the match's.
-        FinishedMatch.objects.filter(match_id=obj.pk).update(is_public=obj.is_public)
-        PlayerResult.objects.filter(match_id=obj.pk).update(is_public=obj.is_public)
+        services.set_public(match_id=obj.pk, is_public=obj.is_public)
 
     @admin.action(description="Abort the selected matches (unrated, in nobody's history)", permissions=["change"])
     def abort_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:

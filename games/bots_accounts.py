@@ -2,33 +2,23 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from .engines import SLUGS, get_engine
+from .catalog import GAMES
 
 LEVEL_TITLES = {"random": "Rookie", "reference": "Regular", "greedy": "Regular", "search": "Shark", "strong": "Shark"}
 
 
 def bot_levels(slug: str) -> list[str]:
-    """The level names of a game's bots, weakest first; [] while a game has no bots module."""
-    try:
-        module = importlib.import_module(f"games.bots.{slug}")
-    except ModuleNotFoundError:
-        return []
-    return list(getattr(module, "BOTS", {}))
+    """The level names of a game's bots, weakest first."""
+    return GAMES[slug].levels
 
 
 def bot_level_blurb(slug: str, level: str) -> str:
-    """One sentence on how a game's bot level plays (its module's LEVEL_BLURBS); "" when it has none."""
-    try:
-        module = importlib.import_module(f"games.bots.{slug}")
-    except ModuleNotFoundError:
-        return ""
-    blurbs: dict[str, str] = getattr(module, "LEVEL_BLURBS", {})
-    return blurbs.get(level, "")
+    """One sentence on how a game's bot level plays; "" when it has none."""
+    return GAMES[slug].level_blurbs.get(level, "")
 
 
 def bot_username(slug: str, level: str) -> str:
@@ -39,17 +29,13 @@ def ensure_bot_accounts(using: str = "default") -> list[Any]:
     """Create any missing bot user; existing ones are left as they are."""
     user_model = get_user_model()
     users = []
-    for slug in SLUGS:
-        try:
-            engine = get_engine(slug)
-        except ModuleNotFoundError:
-            continue
-        for level in bot_levels(slug):
+    for slug, game in GAMES.items():
+        for level in game.levels:
             title = LEVEL_TITLES.get(level, level.title())
             user, created = user_model.objects.using(using).get_or_create(
                 username=bot_username(slug, level),
                 defaults={
-                    "display_name": f"{engine.name} {title} (bot)",
+                    "display_name": f"{game.name} {title} (bot)",
                     "is_bot": True,
                     "bot_game": slug,
                     "bot_level": level,

@@ -7,7 +7,6 @@ import asyncio
 import json
 import logging
 import re
-import secrets
 import time
 from typing import Any
 from urllib.parse import parse_qs
@@ -21,10 +20,10 @@ from django.urls import reverse
 from django.utils.crypto import constant_time_compare
 
 from . import chat, selectors, services
+from .catalog import kit
 from .engines import IllegalAction
-from .engines.columbo import SlapTooLate
 from .live import LiveMatch, hub
-from .rendering import SocketPage, error_fragment, match_meta, page_view, presenter, render_fragment, seat_names
+from .rendering import SocketPage, error_fragment, match_meta, page_view, render_fragment, seat_names
 
 log = logging.getLogger(__name__)
 
@@ -226,8 +225,7 @@ class MatchConsumer(SessionBound):
         self.notice: tuple[Any, ...] | None = None
         self.rematch_url: str | None = None
         self.muted = await database_sync_to_async(chat.muted_by)(match_id=self.match_id, user_id=self.user_id)
-        if not (live.snap.is_public or self.seat is not None
-                or (code and secrets.compare_digest(code, live.snap.invite_code))):
+        if not live.snap.may_watch(self.user_id, code):
             await self.close(code=CLOSE_FORBIDDEN)
             return
         self.ui: dict[str, Any] = {}
@@ -317,7 +315,7 @@ class MatchConsumer(SessionBound):
             raw = json_field(raw)
         except Unreadable:
             raw = {}
-        self.ui = presenter(live.snap.game).clean_ui(page_view(live.view(self.seat)), self.seat, raw)
+        self.ui = kit(live.snap.game).presenter.clean_ui(page_view(live.view(self.seat)), self.seat, raw)
         await self.send_page(live, {}, fragments=("board", "hand", "status", "error"))
 
     async def handle_action(self, action: Any, version: Any) -> None:
@@ -335,12 +333,11 @@ class MatchConsumer(SessionBound):
             await live.act(user_id=self.user_id, seat=self.seat, action=action, expected_version=expected)
         except services.MatchMovedOn as error:
             await self.show(live, {}, full=True, error=str(error))
-        except SlapTooLate as error:
-            message = self.named(str(error))
-            self.late = (message, time.monotonic() + LATE_NOTICE_SECONDS)
-            await self.send_error(message)
         except (IllegalAction, services.ServiceError) as error:
-            await self.send_error(self.named(str(error)))
+            message = self.named(str(error))
+            if isinstance(error, kit(live.snap.game).lingering_refusals):  # e.g. a slap that came too late
+                self.late = (message, time.monotonic() + LATE_NOTICE_SECONDS)
+            await self.send_error(message)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError):
             # An engine meeting an action of the wrong shape: a refusal, not a server error.
             await self.send_error("That move is not one the game knows.")
@@ -448,9 +445,8 @@ class MatchConsumer(SessionBound):
             self.ui = {}
         else:
             # A presenter may carry part of the selection into the new view (Columbo: its switches and flashes).
-            keep = getattr(presenter(live.snap.game), "keep_ui", None)
             view = self.view_of(live, shared)
-            self.ui = keep(view, self.seat, self.ui) if keep is not None and view is not None else {}
+            self.ui = kit(live.snap.game).keep_ui(view, self.seat, self.ui) if view is not None else {}
         await self.send_page(live, shared, error=error, extra=extra)
 
     def view_of(self, live: LiveMatch, shared: dict[Any, Any]) -> dict[str, Any] | None:

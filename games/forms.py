@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 
 from .bots_accounts import LEVEL_TITLES, bot_level_blurb, bot_levels
-from .catalog import GAMES, GameInfo
+from .catalog import GAMES, Kit
 from .services import SeatSpec, clock_spec
 
 
@@ -21,7 +21,7 @@ def seat_choices(slug: str) -> list[tuple[str, str]]:
 class CreateMatchForm(forms.Form):
     """Players, options and how each other seat is filled, for one game."""
 
-    def __init__(self, info: GameInfo, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, info: Kit, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("prefix", info.slug)
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)

@@ -136,7 +136,7 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
     # The bots' reasons shown are those of the moves up to the one shown.
     notes = tuple((move.seat, move.note) for move in moves[:number])[-services.NOTES_KEPT:]
     # Who is at the table matters only while it is played (the away badges); a finished match has no presence.
-    presence = services.presence_of(match.pk) if match.status == Match.Status.ACTIVE else {}
+    presence = selectors.presence_of(match.pk) if match.status == Match.Status.ACTIVE else {}
     meta = match_meta(services.snapshot_of(match, seats, notes), presence)
     names = seat_names(meta)
 

@@ -27,9 +27,11 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.urls import reverse
 from django.utils import timezone
 
-from . import chat, services
+from . import chat, selectors, services
+from .catalog import kit
 from .engines import get_engine
-from .services import Change, Presence, ServiceError, Snapshot
+from .selectors import Presence
+from .services import Change, ServiceError, Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -128,8 +130,8 @@ class LiveMatch:
         bot = None
         if with_bot:
             bot = await database_sync_to_async(services.bot_player)(self.snap.game,
-                                                                   services.takeover_level(self.snap.game))
-        presence = await database_sync_to_async(services.presence_of)(self.id)
+                                                                   kit(self.snap.game).takeover_level)
+        presence = await database_sync_to_async(selectors.presence_of)(self.id)
         await self.change(lambda snap, state: (services.decide_claim(
             snap, state, user_id=user_id, absent_seat=absent_seat, presence=presence, bot=bot), state), fresh=True)
 
@@ -160,7 +162,7 @@ class LiveMatch:
             bot = None
             if self.snap.players > 2:
                 bot = await database_sync_to_async(services.bot_player)(self.snap.game,
-                                                                       services.takeover_level(self.snap.game))
+                                                                       kit(self.snap.game).takeover_level)
 
             def decide(snap: Snapshot, state: Any) -> tuple[Change, Any] | None:
                 change = services.decide_timeout(snap, state, bot=bot)
@@ -300,7 +302,7 @@ class LiveMatch:
             await self.hub.drop(self)
 
     async def refresh_presence(self, publish: bool = True) -> None:
-        presence, watchers = await database_sync_to_async(services.attendance)(self.id)
+        presence, watchers = await database_sync_to_async(selectors.attendance)(self.id)
         if presence == self.presence and watchers == self.watchers:
             return
         self.presence, self.watchers = presence, watchers
@@ -384,7 +386,7 @@ class Hub:
             await self._listen()
             await get_channel_layer().group_add(services.match_group(match_id), self.channel)
             snap = await database_sync_to_async(services.load)(match_id)
-            presence, watchers = await database_sync_to_async(services.attendance)(match_id) if snap else ({}, 0)
+            presence, watchers = await database_sync_to_async(selectors.attendance)(match_id) if snap else ({}, 0)
             live = LiveMatch(self, snap, presence, watchers) if snap is not None else None
             if live is not None:
                 self.matches[match_id] = live

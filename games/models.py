@@ -122,7 +122,7 @@ class Presence(models.Model):
     """One open socket of a seat, in any process: kept by its heartbeat, deleted when it closes.
 
     Presence lives here, never in the match row (which only a change of the match writes). A row whose
-    heartbeat stopped (its process was killed) stops counting after services.PRESENCE_STALE_SECONDS."""
+    heartbeat stopped (its process was killed) stops counting after selectors.PRESENCE_STALE_SECONDS."""
 
     socket = models.CharField(max_length=200, primary_key=True)
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")

@@ -53,7 +53,7 @@ def decide_forfeit(snap: Snapshot, *, user_id: int) -> Change | None:
     seat = snap.seat_of(user_id)
     if seat is None or seat.is_bot:  # a seat a bot plays since its player left is that player's loss already
         return None
-    return services._end_with_loser(snap, seat.index, reason="suspended")
+    return services.end_with_loser(snap, seat.index, reason="suspended")
 
 
 def abort_match(match_id: int) -> Snapshot:

@@ -6,7 +6,6 @@ Templates only ever see a view (what that seat may know), never a state. Each ga
 
 from __future__ import annotations
 
-import importlib
 import re
 from typing import Any
 
@@ -15,13 +14,13 @@ from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from .catalog import GAMES
+from .catalog import GAMES, kit
 from .engines import get_engine
 from .jinja import render_block
 from .models import Match
-from .services import Presence, Snapshot, abort_allowed, away_seconds_left, clock_now
+from .selectors import Presence, away_seconds_left
+from .services import Snapshot, abort_allowed, clock_now
 
-TABLE_SCRIPTS = {"rummy": "js/rummy.js"}
 FRAGMENTS = ("players", "status", "board", "hand", "log", "error")
 FRAGMENTS_TEMPLATE = "games/fragments.html"  # Jinja2, under templates/jinja2/: a block per fragment
 LOG_TAIL = 60
@@ -35,10 +34,6 @@ def page_view(view: dict[str, Any] | None) -> dict[str, Any] | None:
     if view is None or len(view.get("log", ())) <= LOG_TAIL:
         return view
     return {**view, "log": view["log"][-LOG_TAIL:], "log_total": len(view["log"])}
-
-
-def presenter(slug: str) -> Any:
-    return importlib.import_module(f"games.tables.{slug}")
 
 
 def bot_reasons(snap: Snapshot) -> dict[int, list[str]]:
@@ -247,18 +242,19 @@ def table_context(
     """The whole template context for one viewer; the log from entry number `log_from` on (newest first)."""
     names = seat_names(meta)
     slug = meta["game"]
+    game = kit(slug)
     context: dict[str, Any] = {
         "meta": meta,
         "view": view,
         "seat": seat,
         "names": names,
         "error": error,
-        "game": GAMES[slug],
+        "game": game,
         "table_template": f"games/tables/{slug}.html",  # its board and hand macros (Jinja2)
         "ws_url": f"/ws/m/{meta['id']}/",
-        "table_css": "" if slug == "gomori" else f"css/{slug}.css",
+        "table_css": game.table_css,
         # A table's own few lines of JS, loaded with the page (scripts inside swapped fragments never run).
-        "table_js": TABLE_SCRIPTS.get(slug, ""),
+        "table_js": game.table_js,
         "ui_empty": not ui,
         # What only a view gives, for a match not dealt yet.
         "table": {},
@@ -279,7 +275,7 @@ def table_context(
         context["my_turn"] = seat is not None and seat in view.get("must_act", [])
         context["waiting_on"] = [meta["players"][i]["bot_name"] or names[i] for i in view.get("must_act", [])
                                  if i != seat and i < len(meta["players"])]
-        context["table"] = presenter(slug).present(view, seat, ui or {}, names)
+        context["table"] = game.presenter.present(view, seat, ui or {}, names)
         context["away"] = [
             p for p in meta["players"]
             if not p["present"] and not p["is_bot"] and not p["open"] and p["index"] in view.get("must_act", [])
@@ -375,7 +371,7 @@ class SocketPage:
         )
         context = table_context(meta, view, seat, ui, error=error, log_from=self.log_shown if new_entries else 0)
         shared = {} if shared is None else shared
-        public_board = not ui and view is not None and getattr(presenter(meta["game"]), "BOARD_IS_PUBLIC", False)
+        public_board = not ui and view is not None and kit(meta["game"]).board_is_public
         parts = []
         for name in fragments:
             if name == "log":

@@ -13,7 +13,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -205,20 +204,9 @@ def import_match(data: Any, *, creator: Any, rated: bool = False) -> Match:
     else:
         raise ReplayError("The actions don't finish the game, and the file records no resignation.")
 
-    now = timezone.now()
-    with transaction.atomic():
-        match = Match.objects.create(
-            game=game, players=players, options=options, seed=seed, status=Match.Status.ACTIVE,
-            state=engine.dump(final), version=len(actions), move_count=len(actions),
-            is_public=bool(data.get("is_public", True)),
-            rated=rated, created_by=creator, started_at=_started_at(data, now), turn_started_at=now,
-        )
-        Seat.objects.bulk_create(
-            Seat(match=match, index=index, user=user, joined_at=now) for index, user in enumerate(users)
-        )
-        Move.objects.bulk_create(
-            Move(match=match, number=number, seat=seat, action=action)
-            for number, (seat, action) in enumerate(actions, start=1)
-        )
-        services.finish_imported(match.pk, outcome, loser=loser, reason=recorded.get("reason", "normal"))
-    return Match.objects.get(pk=match.pk)
+    return services.store_imported(services.Imported(
+        game=game, players=players, seed=seed, options=options, state=engine.dump(final), actions=actions,
+        users=users, is_public=bool(data.get("is_public", True)), rated=rated, creator=creator,
+        started_at=_started_at(data, timezone.now()), outcome=outcome, loser=loser,
+        reason=recorded.get("reason", "normal"),
+    ))

@@ -11,14 +11,16 @@ from django.views.decorators.http import require_GET
 
 from .catalog import GAMES
 from .engines import SLUGS
-from .rules import examples
+from .rules import new_page
 
 
 def rules_body(slug: str, heading_level: int = 2) -> SafeString:
     """A game's rules, sections and examples, drawn by Jinja2 with the tables' own macros.
 
     The page's sections are h2 under its h1; in the panel they sit under the panel's h2, so they are h3."""
-    html = render_to_string(f"games/rules/{slug}.html", {"ex": examples(slug), "h": heading_level, "game": GAMES[slug]},
+    game = GAMES[slug]
+    new_page()
+    html = render_to_string(f"games/rules/{slug}.html", {"ex": game.rules_examples(), "h": heading_level, "game": game},
                             using="jinja2")
     return mark_safe(html)  # Jinja2 escaped everything it drew from data
 
@@ -38,5 +40,4 @@ def rules_page(request: HttpRequest, game: str) -> HttpResponse:
         # and the game's stylesheets.
         panel = format_html('<div class="rules rules-{} match-{}">{}</div>', game, game, rules_body(game, 3))
         return HttpResponse(panel)
-    table_css = "" if game == "gomori" else f"css/{game}.css"
-    return render(request, "games/rules.html", {"game": info, "body": rules_body(game), "table_css": table_css})
+    return render(request, "games/rules.html", {"game": info, "body": rules_body(game), "table_css": info.table_css})

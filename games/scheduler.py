@@ -14,7 +14,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from . import services
+from . import selectors
 from .live import hub
 
 log = logging.getLogger(__name__)
@@ -25,7 +25,7 @@ _task: asyncio.Task[None] | None = None
 
 async def run_due_bots() -> int:
     """Let every due bot act once; returns how many moves were made."""
-    due = await database_sync_to_async(services.due_bot_matches)()
+    due = await database_sync_to_async(selectors.due_bot_matches)()
     moved = 0
     for match_id, _version in due:
         try:

@@ -1,13 +1,21 @@
-"""Reads: lobby lists and match lookups. No state changes here."""
+"""Reads: lobby lists, match lookups, presence and the matches due for their bots or clocks. No writes here."""
 
 from __future__ import annotations
 
+import hmac
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.conf import settings
+from django.db.models import Prefetch, QuerySet
+from django.utils import timezone
 
+from . import models
 from .links import Link
 from .models import Match, Seat
+
+PRESENCE_STALE_SECONDS = 45  # a socket without a heartbeat for this long is gone
 
 
 def _with_seats(matches: QuerySet[Match]) -> QuerySet[Match]:
@@ -72,24 +80,90 @@ def watchable_matches(user: Any, limit: int = 20) -> list[Match]:
     return list(_with_seat_list(matches.defer(*LIST_DEFERRED).order_by("-started_at"))[:limit])
 
 
-def recent_finished(user: Any, limit: int = 10) -> list[Match]:
-    matches = Match.objects.filter(status=Match.Status.FINISHED)
-    matches = matches.filter(seats__user=user) if user.is_authenticated else matches.filter(is_public=True)
-    return list(_with_seats(matches.distinct().order_by("-finished_at"))[:limit])
-
-
 def match_for_viewer(match_id: int) -> Match | None:
     return _with_seats(Match.objects.filter(pk=match_id)).select_related("rematch").first()
 
 
+def code_matches(given: object, invite_code: str) -> bool:
+    """Whether a visitor's code is the match's invite code: compared in constant time, and as UTF-8 bytes, so
+    any text a visitor sends is a plain "no" (compare_digest refuses non-ASCII str)."""
+    return (isinstance(given, str) and bool(given) and bool(invite_code)
+            and hmac.compare_digest(given.encode(), invite_code.encode()))
+
+
+def may_watch(*, is_public: bool, seated: bool, invite_code: str, given: str) -> bool:
+    """The one rule for looking at a match (its page, socket, replay and export): it is public, the person holds
+    a seat in it (even one a bot plays since they left), or they have its invite code."""
+    return is_public or seated or code_matches(given, invite_code)
+
+
 def can_watch(match: Match, user: Any, code: str) -> bool:
-    if match.is_public or (code and code == match.invite_code):
-        return True
-    return user.is_authenticated and any(seat.user_id == user.pk for seat in match.seats.all())
+    seated = user.is_authenticated and any(seat.user_id == user.pk for seat in match.seats.all())
+    return may_watch(is_public=match.is_public, seated=seated, invite_code=match.invite_code, given=code)
 
 
-def visible_to(user: Any) -> Q:
-    """Matches a person may look at: public ones and their own."""
-    if user.is_authenticated:
-        return Q(is_public=True) | Q(seats__user=user)
-    return Q(is_public=True)
+@dataclass(frozen=True)
+class Presence:
+    """A seat's presence, read from the Presence table: sockets whose heartbeat is recent."""
+
+    present: bool
+    away_since: datetime | None  # the last sign of life of an absent seat
+
+
+def away_seconds_left(presence: Presence | None, waiting_since: datetime | None, now: datetime | None = None) -> int:
+    """Seconds before an absent player's seat may be claimed; 0 once it may; the full wait if present.
+
+    The clock runs while the player is away *and* the game waits on them: from the later of their last
+    sign of life and waiting_since (the match's turn_started_at), so a player who left during the
+    opponent's long turn still gets the full wait once it is their turn."""
+    wait = settings.GAMES_ABANDON_SECONDS
+    if presence is None or presence.present:
+        return wait
+    since = max((t for t in (presence.away_since, waiting_since) if t is not None), default=None)
+    if since is None:
+        return 0
+    elapsed = ((now or timezone.now()) - since).total_seconds()
+    return max(0, int(wait - elapsed + 0.999))
+
+
+
+def presence_of(match_id: int) -> dict[int, Presence]:
+    """Each seat's presence now (two small queries)."""
+    return attendance(match_id)[0]
+
+
+def attendance(match_id: int) -> tuple[dict[int, Presence], int]:
+    """Each seat's presence now, and how many spectators watch (two small queries)."""
+    now = timezone.now()
+    fresh_after = now - timedelta(seconds=PRESENCE_STALE_SECONDS)
+    seen: dict[int, list[datetime]] = {}
+    watchers = 0
+    for seat, last_seen in models.Presence.objects.filter(match_id=match_id).values_list("seat", "last_seen"):
+        if seat is None:
+            watchers += last_seen > fresh_after
+        else:
+            seen.setdefault(seat, []).append(last_seen)
+    out = {}
+    for seat, left, joined in Seat.objects.filter(match_id=match_id).values_list("index", "last_seen", "joined_at"):
+        times = seen.get(seat, [])
+        present = any(t > fresh_after for t in times)
+        away_since = max((t for t in (*times, left or joined) if t is not None), default=None)
+        out[seat] = Presence(present, None if present else away_since)
+    return out, watchers
+
+
+
+def due_bot_matches(limit: int = 50) -> list[tuple[int, int]]:
+    """(match id, version) of active matches whose bots are due to act or whose clock ran out."""
+    now = timezone.now()
+    active = Match.objects.filter(status=Match.Status.ACTIVE)
+    bots = active.filter(bot_due_at__lte=now).order_by("bot_due_at").values_list("id", "version")[:limit]
+    clocks = active.filter(clock_due_at__lte=now).order_by("clock_due_at").values_list("id", "version")[:limit]
+    return list(dict.fromkeys([*clocks, *bots]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+# The match columns a change may write (everything else is fixed at creation).

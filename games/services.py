@@ -14,7 +14,6 @@ the channel layer (`publish`).
 
 from __future__ import annotations
 
-import importlib
 import logging
 import random
 import secrets
@@ -31,8 +30,8 @@ from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from . import models, stats
-from .catalog import GAMES, clean_options
+from . import models, selectors, stats
+from .catalog import GAMES, ActionContext, clean_options, kit
 from .engines import IllegalAction, get_engine
 from .models import Match, Move, Seat
 
@@ -40,7 +39,6 @@ log = logging.getLogger(__name__)
 
 # A socket counts for its seat while its heartbeat (every 15 s) is this recent: a process that died
 # leaves rows behind that stop counting by themselves.
-PRESENCE_STALE_SECONDS = 45
 NOTES_KEPT = 16  # the recent bots' reasons a snapshot carries (rendering shows a turn's worth)
 
 
@@ -167,6 +165,10 @@ class Snapshot:
         """The seat a person holds (people hold at most one)."""
         return next((s for s in self.seats if user_id is not None and s.user_id == user_id), None)
 
+    def may_watch(self, user_id: int | None, code: str) -> bool:
+        return selectors.may_watch(is_public=self.is_public, seated=self.seat_of(user_id) is not None,
+                                   invite_code=self.invite_code, given=code)
+
     def to_json(self) -> bytes:
         return orjson.dumps(self, default=_plain)
 
@@ -251,18 +253,6 @@ def engine_of(snap: Snapshot) -> Any:
     return get_engine(snap.game)
 
 
-def bots_module(slug: str) -> Any:
-    return importlib.import_module(f"games.bots.{slug}")
-
-
-def _prepare_action(snap: Snapshot, action: Any, now: datetime) -> Any:
-    """Fill in what the server decides, never the browser: Columbo solo's elapsed seconds on a tap."""
-    if snap.game == "columbo" and snap.players == 1 and isinstance(action, dict) and action.get("type") == "tap":
-        action = {key: value for key, value in action.items() if key != "seconds"}
-        action["seconds"] = max(0, int((now - (snap.started_at or now)).total_seconds()))
-    return action
-
-
 def decide_move(
     snap: Snapshot, state: Any, *, seat: int, action: Any, user_id: int | None = None,
     expected_version: int | None = None, note: str = "", now: datetime | None = None,
@@ -280,7 +270,8 @@ def decide_move(
         raise MatchMovedOn()
     now = now or timezone.now()
     engine = engine_of(snap)
-    action = _prepare_action(snap, action, now)
+    # What the server decides itself, never the browser (the game's kit says which parts).
+    action = kit(snap.game).prepare_action(action, ActionContext(snap.players, snap.started_at, now))
     new_state = engine.apply(state, seat, action)  # raises IllegalAction, state untouched
     after = replace(
         snap, version=snap.version + 1, move_count=snap.move_count + 1, state=engine.dump(new_state),
@@ -450,7 +441,7 @@ def decide_timeout(snap: Snapshot, state: Any, *, bot: Player | None, now: datet
     snap = replace(snap, clock_left=[round(x, 3) for x in left], turn_started_at=now)
     persons = [s for s in snap.seats if s.is_person]
     if snap.players <= 2 or bot is None or len(persons) <= 1:
-        change = _end_with_loser(snap, out[0], reason="time")
+        change = end_with_loser(snap, out[0], reason="time")
         change.after = replace(change.after, clock_due_at=None)
         return change
     after = snap
@@ -468,35 +459,11 @@ def decide_resign(snap: Snapshot, *, user_id: int | None) -> Change:
         raise ServiceError("You have no seat in this match.")
     if abort_allowed(snap):
         raise ServiceError("Not everyone has moved yet: abort the match instead (it then counts for nothing).")
-    return _end_with_loser(snap, seat.index, reason="resign")
-
-
-@dataclass(frozen=True)
-class Presence:
-    """A seat's presence, read from the Presence table: sockets whose heartbeat is recent."""
-
-    present: bool
-    away_since: datetime | None  # the last sign of life of an absent seat
-
-
-def away_seconds_left(presence: Presence | None, waiting_since: datetime | None, now: datetime | None = None) -> int:
-    """Seconds before an absent player's seat may be claimed; 0 once it may; the full wait if present.
-
-    The clock runs while the player is away *and* the game waits on them: from the later of their last
-    sign of life and waiting_since (the match's turn_started_at), so a player who left during the
-    opponent's long turn still gets the full wait once it is their turn."""
-    wait = settings.GAMES_ABANDON_SECONDS
-    if presence is None or presence.present:
-        return wait
-    since = max((t for t in (presence.away_since, waiting_since) if t is not None), default=None)
-    if since is None:
-        return 0
-    elapsed = ((now or timezone.now()) - since).total_seconds()
-    return max(0, int(wait - elapsed + 0.999))
+    return end_with_loser(snap, seat.index, reason="resign")
 
 
 def decide_claim(
-    snap: Snapshot, state: Any, *, user_id: int | None, absent_seat: int, presence: dict[int, Presence],
+    snap: Snapshot, state: Any, *, user_id: int | None, absent_seat: int, presence: dict[int, selectors.Presence],
     bot: Player | None = None,
 ) -> Change:
     """When a seated person has been away 60 s while the game waits on them: claim the win, or (with `bot`)
@@ -512,11 +479,11 @@ def decide_claim(
     engine = engine_of(snap)
     if absent_seat not in engine.must_act(state):
         raise ServiceError("The game is not waiting on that player.")
-    remaining = away_seconds_left(presence.get(absent_seat), snap.turn_started_at)
+    remaining = selectors.away_seconds_left(presence.get(absent_seat), snap.turn_started_at)
     if remaining > 0:
         raise ServiceError(f"{absent.player.name} may still come back: you can claim in {remaining} s.")
     if bot is None:
-        return _end_with_loser(snap, absent_seat, reason="abandon")
+        return end_with_loser(snap, absent_seat, reason="abandon")
     return Change(snap, _hand_to_bot(snap, state, absent_seat, bot, why="away"), seats_changed=True)
 
 
@@ -554,7 +521,7 @@ def decide_join(snap: Snapshot, *, player: Player, invite_code: str | None, seat
         raise ServiceError("This match is no longer waiting for players.")
     if snap.seat_of(player.user_id) is not None:
         raise ServiceError("You already have a seat in this match.")
-    has_code = isinstance(invite_code, str) and secrets.compare_digest(invite_code, snap.invite_code)
+    has_code = selectors.code_matches(invite_code, snap.invite_code)
     if not snap.is_public and not has_code:
         raise ServiceError("This match is private: you need its invite link.")
     free = [s for s in snap.seats if s.player is None and (has_code or not s.invite_only)]
@@ -644,7 +611,8 @@ def _finish(change: Change, result: dict[str, Any], *, reason: str, now: datetim
     change.seats_changed = True
 
 
-def _end_with_loser(snap: Snapshot, loser: int, *, reason: str) -> Change:
+def end_with_loser(snap: Snapshot, loser: int, *, reason: str) -> Change:
+    """The match ends now with this seat the loser (resigned, out of time, abandoned, suspended)."""
     engine = engine_of(snap)
     scores = engine.scores(engine.load(snap.state))
     winners = [i for i in range(snap.players) if i != loser and not snap.seats[i].left]
@@ -659,8 +627,7 @@ def _end_with_loser(snap: Snapshot, loser: int, *, reason: str) -> Change:
 
 
 def _reaction_delay(game: str, level: str) -> float:
-    delays = getattr(bots_module(game), "REACTION_DELAY", {})
-    return float(delays.get(level, settings.GAMES_BOT_DELAY))
+    return float(kit(game).reaction_delay.get(level, settings.GAMES_BOT_DELAY))
 
 
 def bot_delay(snap: Snapshot, state: Any, seat: int, must: bool) -> float:
@@ -670,7 +637,7 @@ def bot_delay(snap: Snapshot, state: Any, seat: int, must: bool) -> float:
     if not must:
         return _reaction_delay(snap.game, actor.bot_level if actor else "")
     delay = settings.GAMES_BOT_DELAY
-    patience = getattr(bots_module(snap.game), "patience", None)
+    patience = kit(snap.game).patience
     if patience is not None and any(s.is_person for s in snap.seats):
         delay = max(delay, patience(engine_of(snap).view(state, seat)))
     return delay
@@ -710,7 +677,7 @@ def decide_bot_turn(snap: Snapshot, state: Any, now: datetime | None = None) -> 
         rng = random.Random(f"{snap.seed}:{snap.move_count}:{seat}")
         legal = engine.legal_actions(state, seat)
         try:
-            action, reason = bots_module(snap.game).BOTS[level](engine.view(state, seat), legal, rng)
+            action, reason = kit(snap.game).bots[level](engine.view(state, seat), legal, rng)
         except Exception:  # a bot bug must not stop the match
             log.exception("bot %s failed in match %s", level, snap.id)
             action, reason = (rng.choice(legal), "plays at random") if legal else (None, "")
@@ -744,25 +711,6 @@ def bot_user(slug: str, level: str) -> Any:
     raise ServiceError(f"There is no {level} bot for {GAMES[slug].name}.")
 
 
-def takeover_level(slug: str) -> str:
-    levels = list(bots_module(slug).BOTS)
-    return "reference" if "reference" in levels else levels[-1]
-
-
-def due_bot_matches(limit: int = 50) -> list[tuple[int, int]]:
-    """(match id, version) of active matches whose bots are due to act or whose clock ran out."""
-    now = timezone.now()
-    active = Match.objects.filter(status=Match.Status.ACTIVE)
-    bots = active.filter(bot_due_at__lte=now).order_by("bot_due_at").values_list("id", "version")[:limit]
-    clocks = active.filter(clock_due_at__lte=now).order_by("clock_due_at").values_list("id", "version")[:limit]
-    return list(dict.fromkeys([*clocks, *bots]))
-
-
-# ---------------------------------------------------------------------------------------------
-# Writing
-
-
-# The match columns a change may write (everything else is fixed at creation).
 ROW_FIELDS = ("status", "version", "move_count", "state", "started_at", "finished_at", "turn_started_at", "bot_due_at",
               "result", "rematch_votes", "rematch_id", "rematch_declined", "handovers", "clock_left", "clock_due_at")
 
@@ -915,31 +863,6 @@ def presence_close(*, match_id: int, seat: int | None, socket: str) -> None:
 
 def presence_beat(*, socket: str) -> None:
     models.Presence.objects.filter(socket=socket).update(last_seen=timezone.now())
-
-
-def presence_of(match_id: int) -> dict[int, Presence]:
-    """Each seat's presence now (two small queries)."""
-    return attendance(match_id)[0]
-
-
-def attendance(match_id: int) -> tuple[dict[int, Presence], int]:
-    """Each seat's presence now, and how many spectators watch (two small queries)."""
-    now = timezone.now()
-    fresh_after = now - timedelta(seconds=PRESENCE_STALE_SECONDS)
-    seen: dict[int, list[datetime]] = {}
-    watchers = 0
-    for seat, last_seen in models.Presence.objects.filter(match_id=match_id).values_list("seat", "last_seen"):
-        if seat is None:
-            watchers += last_seen > fresh_after
-        else:
-            seen.setdefault(seat, []).append(last_seen)
-    out = {}
-    for seat, left, joined in Seat.objects.filter(match_id=match_id).values_list("index", "last_seen", "joined_at"):
-        times = seen.get(seat, [])
-        present = any(t > fresh_after for t in times)
-        away_since = max((t for t in (*times, left or joined) if t is not None), default=None)
-        out[seat] = Presence(present, None if present else away_since)
-    return out, watchers
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1114,9 +1037,9 @@ def claim_abandoned(*, match_id: int, user: Any, absent_seat: int, take_over_wit
     """When a seated person has been away 60 s while the game waits on them: claim the win or seat a bot."""
 
     def decide(snap: Snapshot) -> Change:
-        bot = bot_player(snap.game, takeover_level(snap.game)) if take_over_with_bot else None
+        bot = bot_player(snap.game, kit(snap.game).takeover_level) if take_over_with_bot else None
         return decide_claim(snap, _state(snap), user_id=getattr(user, "pk", None),
-                            absent_seat=absent_seat, presence=presence_of(match_id), bot=bot)
+                            absent_seat=absent_seat, presence=selectors.presence_of(match_id), bot=bot)
 
     with transaction.atomic():
         return _fresh(run_change(match_id, decide))
@@ -1167,7 +1090,7 @@ def check_clock(*, match_id: int) -> Snapshot:
     """Flag whoever's time ran out (the bot runner's job; any process may do it: the fence keeps it once)."""
 
     def decide(snap: Snapshot) -> Change | None:
-        bot = bot_player(snap.game, takeover_level(snap.game)) if snap.players > 2 else None
+        bot = bot_player(snap.game, kit(snap.game).takeover_level) if snap.players > 2 else None
         return decide_timeout(snap, _state(snap), bot=bot) if snap.state is not None else None
 
     with transaction.atomic():
@@ -1198,17 +1121,64 @@ def play_bot_turn(*, match_id: int, expected_version: int) -> bool:
     return change.written
 
 
-def finish_imported(match_id: int, outcome: dict[str, Any] | None, *, loser: int | None, reason: str) -> None:
-    """Close an imported match (games.replay): with the engine's outcome, or with the recorded loser."""
-    snap = load(match_id)
-    assert snap is not None
-    if outcome is not None:
-        change = Change(snap, replace(snap, version=snap.version + 1))
-        _finish(change, outcome, reason="normal", now=timezone.now())
-    else:
-        assert loser is not None
-        change = _end_with_loser(snap, loser, reason=reason)
-    _write(change, timezone.now())
+@dataclass(frozen=True)
+class Imported:
+    """A match replayed from an exported file (games.replay checked every action), ready to be stored."""
+
+    game: str
+    players: int
+    seed: int
+    options: dict[str, Any]
+    state: dict[str, Any]  # the replayed final position, dumped
+    actions: list[tuple[int, Any]]  # (seat, action), in order
+    users: list[Any]
+    is_public: bool
+    rated: bool
+    creator: Any
+    started_at: datetime
+    outcome: dict[str, Any] | None  # the engine's result, or None when the file records a loser
+    loser: int | None
+    reason: str
+
+
+def store_imported(imported: Imported) -> Match:
+    """Store an imported match finished: with the engine's outcome, or with the recorded loser."""
+    now = timezone.now()
+    moves = len(imported.actions)
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=imported.game, players=imported.players, options=imported.options, seed=imported.seed,
+            status=Match.Status.ACTIVE, state=imported.state, version=moves, move_count=moves,
+            is_public=imported.is_public, rated=imported.rated, created_by=imported.creator,
+            started_at=imported.started_at, turn_started_at=now,
+        )
+        Seat.objects.bulk_create(
+            Seat(match=match, index=index, user=user, joined_at=now) for index, user in enumerate(imported.users)
+        )
+        Move.objects.bulk_create(
+            Move(match=match, number=number, seat=seat, action=action)
+            for number, (seat, action) in enumerate(imported.actions, start=1)
+        )
+        snap = load(match.pk)
+        assert snap is not None
+        if imported.outcome is not None:
+            change = Change(snap, replace(snap, version=snap.version + 1))
+            _finish(change, imported.outcome, reason="normal", now=now)
+        else:
+            assert imported.loser is not None
+            change = end_with_loser(snap, imported.loser, reason=imported.reason)
+        _write(change, now)
+    return Match.objects.get(pk=match.pk)
+
+
+def set_public(*, match_id: int, is_public: bool) -> None:
+    """An administrator makes a match public or private; the history's copies of the flag follow.
+
+    Only the flag is written: a whole-row save would write back a state read before the latest move."""
+    with transaction.atomic():
+        Match.objects.filter(pk=match_id).update(is_public=is_public)
+        models.FinishedMatch.objects.filter(match_id=match_id).update(is_public=is_public)
+        models.PlayerResult.objects.filter(match_id=match_id).update(is_public=is_public)
 
 
 def player_changed(*, user_id: int) -> None:

@@ -21,7 +21,6 @@ from django.db.models import Prefetch, Q, QuerySet
 
 from . import glicko2
 from .catalog import GAMES
-from .engines import get_engine
 from .models import FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
 
 log = logging.getLogger(__name__)
@@ -96,39 +95,6 @@ class MatchFacts:
 # Reading a finished match
 
 
-def _columbo_rounds(match: Match, facts: MatchFacts, moves: MoveLoader) -> None:
-    """Each seat's lowest round score, from the public view of the final state (every round's scores)."""
-    if match.state is None:
-        return
-    engine = get_engine("columbo")
-    view = engine.view(engine.load(match.state), None)
-    for entry in view.get("rounds_played", []):
-        for seat, score in enumerate(entry.get("scores", [])):
-            if seat not in facts.best_round or score < facts.best_round[seat]:
-                facts.best_round[seat] = score
-
-
-def _ruhd_placements(match: Match, facts: MatchFacts, moves: MoveLoader) -> None:
-    """Each seat's best single placement: the moves replayed, reading the placing seat's score gain."""
-    engine = get_engine("ruhd")
-    state = engine.new_game(match.players, seed=match.seed, options=match.options or None)
-    for seat, action in moves():
-        before = engine.scores(state)[seat]
-        state = engine.apply(state, seat, action)
-        if isinstance(action, dict) and action.get("type") == "place":
-            gained = engine.scores(state)[seat] - before
-            if seat not in facts.best_placement or gained > facts.best_placement[seat]:
-                facts.best_placement[seat] = gained
-
-
-EXTRAS: dict[str, Callable[[Match, MatchFacts, MoveLoader], None]] = {
-    "columbo": _columbo_rounds,
-    "ruhd": _ruhd_placements,
-}
-# The games whose figures need the moves replayed (the others read the final state).
-REPLAYED = frozenset({"ruhd"})
-
-
 def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> MatchFacts:
     """The facts of a finished match; `moves` loads its (seat, action) list only if the game needs it."""
     result = match.result or {}
@@ -155,7 +121,7 @@ def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> Match
             if seat.user_id is not None
         ],
     )
-    extra = EXTRAS.get(match.game)
+    extra = GAMES[match.game].stats_extra
     if extra is not None:
         try:
             extra(match, facts, moves)
@@ -359,7 +325,8 @@ def counted_matches() -> QuerySet[Match]:
 
 def _with_seats_and_moves(matches: QuerySet[Match]) -> QuerySet[Match]:
     occupied = Seat.objects.filter(user__isnull=False).select_related("user").order_by("index")
-    replayed = Move.objects.filter(match__game__in=REPLAYED).only("match_id", "seat", "action").order_by("number")
+    needs_moves = [slug for slug, game in GAMES.items() if game.stats_needs_moves]
+    replayed = Move.objects.filter(match__game__in=needs_moves).only("match_id", "seat", "action").order_by("number")
     return matches.prefetch_related(
         Prefetch("seats", queryset=occupied, to_attr="occupied"),
         # Only the replayed games' moves come back: one query per batch of matches.

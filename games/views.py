@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -117,14 +115,14 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     code = request.GET.get("code", "")[:64]
     held = snap.seat_of(request.user.pk if request.user.is_authenticated else None)
     seat = held.index if held is not None and not held.is_bot else None
-    has_code = bool(code) and secrets.compare_digest(code, snap.invite_code)
-    if not (snap.is_public or held is not None or has_code):
+    if not snap.may_watch(request.user.pk, code):
         raise Http404("No such match.")
+    has_code = selectors.code_matches(code, snap.invite_code)
     view = None
     if snap.state is not None:
         engine = get_engine(snap.game)
         view = page_view(engine.view(engine.load(snap.state), seat))
-    presence, watchers = services.attendance(snap.id)
+    presence, watchers = selectors.attendance(snap.id)
     context = table_context(match_meta(snap, presence, watchers), view, seat)
     context["ws_url"] += f"?code={code}" if code else ""
     can_join = (

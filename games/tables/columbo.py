@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -154,150 +155,259 @@ class _Words:
         return f"{self.whose(s)} {slot_name(slot)} card"
 
 
-def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    words = _Words(names, seat)
-    legal = view.get("legal") or []
-    players = view["players"]
-    phase = view["phase"]
-    over = bool(view.get("over"))
-    playing = phase == "play" and not over
-    me = seat
-    show_known = seat is None or over or bool(ui.get("known"))
-    flashing = _flashing(view, seat, ui)
-    window = view.get("window") or None
-    window_open = bool(window and window["open"])
-    top = (view.get("discard") or {}).get("top")
-    action = view.get("action")
-    my_action = action if action is not None and action["seat"] == me else None
-    last = view.get("last") or {}
-    drawn = view.get("drawn")
+@dataclass
+class _Table:
+    """What every part of a Columbo table reads from the view, the seat and its selection, worked out once."""
 
+    view: dict[str, Any]
+    seat: int | None
+    ui: dict[str, Any]
+    words: _Words
+    legal: list[dict[str, Any]]
+    players: int
+    phase: str
+    over: bool
+    playing: bool
+    show_known: bool
+    flashing: dict[tuple[int, int], int]
+    window: dict[str, Any] | None
+    top: str | None
+    action: dict[str, Any] | None
+    my_action: dict[str, Any] | None
+    drawn: dict[str, Any] | None
+    drawn_name: str | None
+    last_kind: str | None  # the last action's type, unless it ended a round (its places mean nothing now)
+    touched: dict[tuple[int, int], str]  # the slots the last action touched, and how
+    looked_now: tuple[int, int] | None  # the slot the player's card action just showed them
     # What each control of a card sends, from the legal actions only.
-    slaps = {(a["seat"], a["slot"]): a for a in legal if a["type"] == "slap"}
-    swaps = {a["slot"]: a for a in legal if a["type"] == "swap"}
-    looks = {(a["seat"], a["slot"]): a for a in legal if a["type"] == "look"}
-    exchanges = [a for a in legal if a["type"] == "exchange"]
-    exchange_targets = {tuple(a["a"]) for a in exchanges} | {tuple(a["b"]) for a in exchanges}
-    peeks = [a for a in legal if a["type"] == "peek"]
-    peek_first = ui.get("peek") if peeks else None
-    pick = _pos(ui.get("pick")) if exchanges else None
-    base_ui: dict[str, Any] = {"known": True} if ui.get("known") else {}
+    slaps: dict[tuple[int, int], dict[str, Any]]
+    swaps: dict[int, dict[str, Any]]
+    looks: dict[tuple[int, int], dict[str, Any]]
+    exchanges: list[dict[str, Any]]
+    exchange_targets: set[tuple[int, int]]
+    peeks: list[dict[str, Any]]
+    peek_first: int | None
+    pick: tuple[int, int] | None
 
-    def with_ui(**changes: Any) -> str:
-        selection = {**base_ui, **{k: v for k, v in changes.items() if v is not None}}
-        return send_ui(selection)
+    def with_ui(self, **changes: Any) -> str:
+        """A control that changes the selection (the "show what I know" switch is kept)."""
+        base = {"known": True} if self.ui.get("known") else {}
+        return send_ui({**base, **{k: v for k, v in changes.items() if v is not None}})
 
-    # What the last action touched, to point at it.
+    def legal_of(self, kind: str, **fields: Any) -> dict[str, Any] | None:
+        return next((a for a in self.legal if a["type"] == kind and all(a.get(k) == v for k, v in fields.items())),
+                    None)
+
+
+def _table(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> _Table:
+    legal = view.get("legal") or []
+    over = bool(view.get("over"))
+    action = view.get("action")
+    last = view.get("last") or {}
+    kind = None if last.get("round_over") else last.get("type")
     touched: dict[tuple[int, int], str] = {}
-    kind = None if last.get("round_over") else last.get("type")  # a finished round's places mean nothing now
     if kind == "swap":
         touched[(last["seat"], last["slot"])] = "swapped"
     elif kind == "look":
-        touched[tuple(last["target"])] = "looked"  # type: ignore[index]
+        touched[_at(last["target"])] = "looked"
     elif kind == "exchange":
-        touched[tuple(last["a"])] = touched[tuple(last["b"])] = "exchanged"  # type: ignore[index]
+        touched[_at(last["a"])] = touched[_at(last["b"])] = "exchanged"
     elif kind == "slap":
-        touched[tuple(last["target"])] = "slapped"  # type: ignore[index]
+        touched[_at(last["target"])] = "slapped"
         for s, k in last.get("dealt") or []:
             touched[(s, k)] = "dealt"
-    looked_now = tuple(my_action["looked"]) if my_action and my_action.get("looked") else None
+    my_action = action if action is not None and action["seat"] == seat else None
+    drawn = view.get("drawn")
+    exchanges = [a for a in legal if a["type"] == "exchange"]
+    peeks = [a for a in legal if a["type"] == "peek"]
+    return _Table(
+        view=view, seat=seat, ui=ui, words=_Words(names, seat), legal=legal,
+        players=view["players"], phase=view["phase"], over=over, playing=view["phase"] == "play" and not over,
+        show_known=seat is None or over or bool(ui.get("known")),
+        flashing=_flashing(view, seat, ui),
+        window=view.get("window") or None,
+        top=(view.get("discard") or {}).get("top"),
+        action=action, my_action=my_action, drawn=drawn,
+        drawn_name=card_name(drawn["card"]) if drawn and drawn.get("card") else None,
+        last_kind=kind, touched=touched,
+        looked_now=_at(my_action["looked"]) if my_action and my_action.get("looked") else None,
+        slaps={(a["seat"], a["slot"]): a for a in legal if a["type"] == "slap"},
+        swaps={a["slot"]: a for a in legal if a["type"] == "swap"},
+        looks={(a["seat"], a["slot"]): a for a in legal if a["type"] == "look"},
+        exchanges=exchanges,
+        exchange_targets={_at(a["a"]) for a in exchanges} | {_at(a["b"]) for a in exchanges},
+        peeks=peeks,
+        peek_first=ui.get("peek") if peeks else None,
+        pick=_pos(ui.get("pick")) if exchanges else None,
+    )
 
-    drawn_name = card_name(drawn["card"]) if drawn and drawn.get("card") else None
 
-    def present_slot(s: int, k: int, slot: dict[str, Any]) -> dict[str, Any]:
-        # The id stays the same from one update to the next: the page's keyboard focus comes back to it.
-        entry: dict[str, Any] = {"seat": s, "slot": k, "where": words.card_at(s, k), "empty": slot["empty"],
-                                 "id": f"cb-card-{s}-{k}"}
-        if slot["empty"]:
-            entry["label"] = f"{words.card_at(s, k)[0].upper()}{words.card_at(s, k)[1:]}: empty"
-            return entry
-        code = slot["card"]
-        flash = flashing.get((s, k))
-        shown = code is not None and (show_known or flash is not None or looked_now == (s, k))
-        entry.update(
-            face=card(code) if shown else None,
-            flash=flash if code is not None and not (show_known or looked_now == (s, k)) else None,
-            remembered=code is not None and shown and not over and seat is not None and flash is None
-            and looked_now != (s, k),
-            known=code is not None,
-            mark=touched.get((s, k), ""),
-        )
-        # Who else has seen the card is public; the owner's own knowledge is the usual case and goes unsaid.
-        seen = slot["seen_by"]
-        if over or (seat is None and len(seen) == players):
-            entry["seen_by"] = ""
-        elif len(seen) == players and players > 1:
-            entry["seen_by"] = "all"
-        else:
-            entry["seen_by"] = ", ".join(words.name(v) for v in seen if v != s)
-        label = f"{words.card_at(s, k)[0].upper()}{words.card_at(s, k)[1:]}"
-        steady = shown and entry["flash"] is None  # a flashing face names itself until it turns over
-        entry["label"] = f"{label}: {card_name(code)}" if steady else f"{label}: face-down card"
-        if entry["seen_by"]:
-            entry["label"] += ", seen by everyone" if entry["seen_by"] == "all" else f", seen by {entry['seen_by']}"
-        if over or seat is None:
-            return entry
-        # The card's own control (at most one), then its slap.
-        if peeks and s == me:
-            if peek_first is None:
-                entry["control"] = {"ui": with_ui(peek=k), "label": f"Peek at your {slot_name(k)} card",
-                                    "kind": "peek"}
-            elif peek_first == k:
-                entry["control"] = {"ui": with_ui(), "label": f"Don't peek at your {slot_name(k)} card",
-                                    "kind": "peek", "selected": True}
-            else:
-                entry["control"] = {"send": send({"type": "peek", "slots": sorted([peek_first, k])}),
-                                    "label": f"Peek at your {slot_name(k)} card too", "kind": "peek"}
-        elif s == me and k in swaps:
-            what = f"the {drawn_name}" if drawn_name else "the drawn card"
-            entry["control"] = {"send": send(swaps[k]), "label": f"Swap {what} with your {slot_name(k)} card",
-                                "kind": "swap"}
-        elif (s, k) in looks:
-            entry["control"] = {"send": send(looks[(s, k)]), "label": f"Look at {words.card_at(s, k)}",
-                                "kind": "look"}
-        elif (s, k) in exchange_targets:
-            if pick is None:
-                entry["control"] = {"ui": with_ui(pick=[s, k]), "label": f"Swap {words.card_at(s, k)} with…",
-                                    "kind": "exchange"}
-            elif pick == (s, k):
-                entry["control"] = {"ui": with_ui(), "label": f"Don't swap {words.card_at(s, k)}",
-                                    "kind": "exchange", "selected": True}
-            else:
-                chosen = next((a for a in exchanges if {tuple(a["a"]), tuple(a["b"])} == {pick, (s, k)}), None)
-                if chosen is not None:
-                    entry["control"] = {"send": send(chosen), "kind": "exchange",
-                                        "label": f"Swap {words.card_at(*pick)} with {words.card_at(s, k)}"}
-        if (s, k) in slaps and top is not None:
-            entry["slap"] = {"send": send(slaps[(s, k)]),
-                             "label": f"Slap {words.card_at(s, k)} onto the {card_name(top)}"}
-        return entry
+def _at(value: list[int]) -> tuple[int, int]:
+    return (value[0], value[1])
 
+
+def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """A seat's (or a spectator's) Columbo table: the grids, the piles and buttons, the pending card action,
+    the slap window, the tap and the results, as plain data for templates/jinja2/games/tables/columbo.html."""
+    t = _table(view, seat, ui, names)
+    hands = _hands(t)
+    mine = hands[0] if seat is not None else None
+    others = hands[1:] if seat is not None else hands
+    _mark_keyboard_stops(t, mine, others)
+    window_info = _window_info(t)
+    draw_discard = t.legal_of("draw", **{"from": "discard"})
+    draw_stock = t.legal_of("draw", **{"from": "stock"})
+    # The prompt in the status line (shown on the seat's turn).
+    tap_pending = view.get("tap") is None and any(a["type"] == "tap" for a in t.legal)
+    prompt = _prompt(view, seat, t.words, t.peek_first, t.drawn_name, t.top, bool(draw_discard), tap_pending)
+    if prompt and window_info and window_info["can"]:
+        prompt = f"Slap now: the {card_name(t.top)} is on the discard pile. Or: {prompt[0].lower()}{prompt[1:]}"
+    known = bool(ui.get("known"))
+    return {
+        # What the last move was, for the page's sound cue (static/js/site.js): a slap.
+        "cue": "slap" if t.last_kind == "slap" else "",
+        "solo": t.players == 1,
+        "phase": t.phase,
+        "current": view.get("current"),
+        "current_name": t.words.name(view.get("current"), start=False) if view.get("current") is not None else "",
+        "wait": _wait(t, window_info),
+        "over": t.over,
+        "round": view["round"],
+        "rounds": view["rounds"],
+        "dealer": t.words.name(view.get("dealer")) if t.players > 1 else "",
+        "stock": view["stock"],
+        "discard_top": card(t.top),
+        "discard_count": (view.get("discard") or {}).get("count", 0),
+        "stock_button": {"send": send(draw_stock), "label": "Draw from the stock"} if draw_stock else None,
+        "discard_button": {"send": send(draw_discard), "label": f"Take the {card_name(t.top)} from the discard pile"}
+        if draw_discard and t.top is not None else None,
+        "buttons": _buttons(t),
+        "drawn": _drawn_info(t),
+        "hands": hands,
+        "mine": mine,
+        "others": others,
+        "window": window_info,
+        "slap_news": _slap_news(t),
+        "action": _action_info(t),
+        "tap": _tap_info(t),
+        "prompt": prompt,
+        "show_known": known,
+        "known_toggle": send_ui({**({} if known else {"known": True}),
+                                 **({"peek": t.peek_first} if t.peek_first is not None else {}),
+                                 **({"pick": list(t.pick)} if t.pick is not None else {})}),
+        "my_points": view.get("my_points") if known and seat is not None and not t.over else None,
+        "results": _results(view, t.words),
+        "solo_info": _solo(view) if t.players == 1 else None,
+    }
+
+
+def _hands(t: _Table) -> list[dict[str, Any]]:
+    """Every player's grid, the viewer's first, each slot in its column."""
+    view, seat = t.view, t.seat
+    order = list(range(t.players)) if seat is None else [(seat + i) % t.players for i in range(t.players)]
     hands = []
-    order = list(range(players)) if seat is None else [(seat + i) % players for i in range(players)]
     for s in order:
         hand = view["hands"][s]
-        columns = []
-        for col in _column_indices(len(hand["slots"])):
-            columns.append([present_slot(s, k, hand["slots"][k]) if k is not None else None for k in col])
+        columns = [[_slot(t, s, k, hand["slots"][k]) if k is not None else None for k in column]
+                   for column in _column_indices(len(hand["slots"]))]
         hands.append({
             "seat": s,
-            "name": words.name(s),
+            "name": t.words.name(s),
             "me": s == seat,
             "columns": columns,
             "cards": hand["cards"],
             "tapped": hand["tapped"],
-            "current": playing and view.get("current") == s,
-            "peeking": phase == "peek" and hand["peeked"] is None,
-            "total": view["totals"][s] if players > 1 else None,
-            "dealer": view.get("dealer") == s and players > 1,
-            "holding": bool(drawn and drawn["seat"] == s),
+            "current": t.playing and view.get("current") == s,
+            "peeking": t.phase == "peek" and hand["peeked"] is None,
+            "total": view["totals"][s] if t.players > 1 else None,
+            "dealer": view.get("dealer") == s and t.players > 1,
+            "holding": bool(t.drawn and t.drawn["seat"] == s),
         })
-    mine = hands[0] if seat is not None else None
-    others = hands[1:] if seat is not None else hands
-    # The keyboard: the player's own cards, and another player's when one of them is a card action's target, are
-    # one Tab stop each (the arrow keys move between them). Once a card is drawn, or a card action of the
-    # player's begins, the focus moves to the first card it may go to (not while choosing the second card).
-    targets_now = playing and (view.get("step") == "place" or (my_action is not None and pick is None))
+    return hands
+
+
+def _slot(t: _Table, s: int, k: int, slot: dict[str, Any]) -> dict[str, Any]:
+    """One card of a grid: its face if the viewer may see it now, what happened to it, who has seen it, its
+    accessible name, and the control it offers (at most one) with its slap."""
+    words = t.words
+    where = words.card_at(s, k)
+    label = f"{where[0].upper()}{where[1:]}"
+    # The id stays the same from one update to the next: the page's keyboard focus comes back to it.
+    entry: dict[str, Any] = {"seat": s, "slot": k, "where": where, "empty": slot["empty"], "id": f"cb-card-{s}-{k}"}
+    if slot["empty"]:
+        entry["label"] = f"{label}: empty"
+        return entry
+    code = slot["card"]
+    flash = t.flashing.get((s, k))
+    looked = t.looked_now == (s, k)
+    shown = code is not None and (t.show_known or flash is not None or looked)
+    entry.update(
+        face=card(code) if shown else None,
+        flash=flash if code is not None and not (t.show_known or looked) else None,
+        remembered=code is not None and shown and not t.over and t.seat is not None and flash is None and not looked,
+        known=code is not None,
+        mark=t.touched.get((s, k), ""),
+    )
+    entry["seen_by"] = _seen_by(t, s, slot["seen_by"])
+    steady = shown and entry["flash"] is None  # a flashing face names itself until it turns over
+    entry["label"] = f"{label}: {card_name(code)}" if steady else f"{label}: face-down card"
+    if entry["seen_by"]:
+        entry["label"] += ", seen by everyone" if entry["seen_by"] == "all" else f", seen by {entry['seen_by']}"
+    if t.over or t.seat is None:
+        return entry
+    control = _control(t, s, k)
+    if control is not None:
+        entry["control"] = control
+    if (s, k) in t.slaps and t.top is not None:
+        entry["slap"] = {"send": send(t.slaps[(s, k)]), "label": f"Slap {where} onto the {card_name(t.top)}"}
+    return entry
+
+
+def _seen_by(t: _Table, owner: int, seen: list[int]) -> str:
+    """Who else has seen a card (public); the owner's own knowledge is the usual case and goes unsaid."""
+    if t.over or (t.seat is None and len(seen) == t.players):
+        return ""
+    if len(seen) == t.players and t.players > 1:
+        return "all"
+    return ", ".join(t.words.name(v) for v in seen if v != owner)
+
+
+def _control(t: _Table, s: int, k: int) -> dict[str, Any] | None:
+    """What clicking a card does now: peek, swap in the drawn card, look, or pick it for an exchange."""
+    words = t.words
+    if t.peeks and s == t.seat:
+        if t.peek_first is None:
+            return {"ui": t.with_ui(peek=k), "label": f"Peek at your {slot_name(k)} card", "kind": "peek"}
+        if t.peek_first == k:
+            return {"ui": t.with_ui(), "label": f"Don't peek at your {slot_name(k)} card", "kind": "peek",
+                    "selected": True}
+        return {"send": send({"type": "peek", "slots": sorted([t.peek_first, k])}),
+                "label": f"Peek at your {slot_name(k)} card too", "kind": "peek"}
+    if s == t.seat and k in t.swaps:
+        what = f"the {t.drawn_name}" if t.drawn_name else "the drawn card"
+        return {"send": send(t.swaps[k]), "label": f"Swap {what} with your {slot_name(k)} card", "kind": "swap"}
+    if (s, k) in t.looks:
+        return {"send": send(t.looks[(s, k)]), "label": f"Look at {words.card_at(s, k)}", "kind": "look"}
+    if (s, k) not in t.exchange_targets:
+        return None
+    if t.pick is None:
+        return {"ui": t.with_ui(pick=[s, k]), "label": f"Swap {words.card_at(s, k)} with…", "kind": "exchange"}
+    if t.pick == (s, k):
+        return {"ui": t.with_ui(), "label": f"Don't swap {words.card_at(s, k)}", "kind": "exchange",
+                "selected": True}
+    pair = {t.pick, (s, k)}
+    chosen = next((a for a in t.exchanges if {_at(a["a"]), _at(a["b"])} == pair), None)
+    if chosen is None:
+        return None
+    return {"send": send(chosen), "kind": "exchange",
+            "label": f"Swap {words.card_at(*t.pick)} with {words.card_at(s, k)}"}
+
+
+def _mark_keyboard_stops(t: _Table, mine: dict[str, Any] | None, others: list[dict[str, Any]]) -> None:
+    """The player's own cards, and another player's when one of them is a card action's target, are one Tab
+    stop each (the arrow keys move between them). Once a card is drawn, or a card action of the player's
+    begins, the focus moves to the first card it may go to (not while choosing the second card)."""
+    targets_now = t.playing and (t.view.get("step") == "place" or (t.my_action is not None and t.pick is None))
     first_target = None
     for hand in [*others, *([mine] if mine else [])]:
         slots = [slot for column in hand["columns"] for slot in column if slot is not None]
@@ -307,156 +417,130 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     if first_target is not None:
         first_target["focus_next"] = True
 
-    # The piles and the turn's buttons.
+
+def _buttons(t: _Table) -> list[dict[str, Any]]:
+    """The turn's buttons besides the piles: tap, and discard the drawn card."""
     buttons: list[dict[str, Any]] = []
-    draw_stock = next((a for a in legal if a["type"] == "draw" and a["from"] == "stock"), None)
-    draw_discard = next((a for a in legal if a["type"] == "draw" and a["from"] == "discard"), None)
-    stock_button = {"send": send(draw_stock), "label": "Draw from the stock"} if draw_stock else None
-    discard_button = None
-    if draw_discard and top is not None:
-        discard_button = {"send": send(draw_discard), "label": f"Take the {card_name(top)} from the discard pile"}
-    tap = next((a for a in legal if a["type"] == "tap"), None)
-    if tap is not None:
+    if t.legal_of("tap") is not None:
         buttons.append({"send": send({"type": "tap"}), "label": "Tap", "kind": "tap",
-                        "hint": "end the round: everyone else gets one more turn" if players > 1
+                        "hint": "end the round: everyone else gets one more turn" if t.players > 1
                         else "end the game and score your hand"})
-    discard = next((a for a in legal if a["type"] == "discard"), None)
+    discard = t.legal_of("discard")
     if discard is not None:
-        buttons.append({"send": send(discard), "label": f"Discard the {drawn_name}" if drawn_name else "Discard",
+        buttons.append({"send": send(discard), "label": f"Discard the {t.drawn_name}" if t.drawn_name else "Discard",
                         "kind": "discard"})
-    skip = next((a for a in legal if a["type"] == "skip"), None)
+    return buttons
 
-    drawn_info = None
-    if drawn is not None:
-        drawn_info = {
-            "face": card(drawn["card"]) if drawn.get("card") else None,
-            "who": words.name(drawn["seat"]),
-            "mine": drawn["seat"] == seat,
-            "from": drawn["from"],
-        }
 
-    # The pending card action.
-    action_info = None
-    if action is not None and playing:
-        next_name = words.name(view.get("current"), start=False)
-        if my_action:
-            if my_action["stage"] == "exchange" and pick is not None:
-                what = f"now choose the card to swap with {words.card_at(*pick)}."
-            elif my_action["stage"] == "exchange":
-                what = "choose the first of the two cards to swap." if my_action["kind"] == "exchange" else (
-                    "now choose two cards to swap (or skip).")
-            elif my_action["kind"] == "look_own":
-                what = "choose one of your cards to look at."
-            elif my_action["kind"] == "look_other":
-                what = "choose another player's card to look at."
-            else:
-                what = "choose any card to look at."
-            until = "you draw" if view.get("current") == seat else f"{next_name} draws"
-            action_info = {
-                "mine": True,
-                "card": card(my_action["card"]),
-                "text": f"Your {card_name(my_action['card'])} lets you {ACTION_PROMPTS[my_action['kind']]} "
-                        f"until {until}: {what}",
-                "skip": {"send": send(skip), "label": "Skip the card action"} if skip else None,
-                "cancel": with_ui() if pick is not None else None,
-            }
-        else:
-            action_info = {
-                "mine": False,
-                "card": card(action["card"]),
-                "text": f"{words.name(action['seat'])} may {ACTION_OTHERS[action['kind']]} "
-                        f"({card_name(action['card'])}) until {next_name} {'draw' if next_name == 'you' else 'draws'}.",
-            }
-
-    # The slap window and the last slap.
-    window_info = None
-    if window is not None and top is not None and window["seq"] == (view.get("discard") or {}).get("seq"):
-        can = bool(window.get("can_slap"))
-        if window_open and window.get("won_by") is None:
-            text = (f"Slap now: the {card_name(top)} is on the discard pile. Slap a face-down card of rank "
-                    f"{rank_of(top)} onto it." if can else f"The {card_name(top)} may be slapped.")
-            if not can and seat is not None and seat in window["attempted"]:
-                text = f"You have slapped once on the {card_name(top)}; the others may still slap."
-            window_info = {"open": True, "can": can, "text": text}
-        elif window.get("won_by") is not None:
-            window_info = {"open": False, "can": False,
-                           "text": f"{words.name(window['won_by'])} slapped first on the {card_name(window['card'])}."}
-    slap_news = None
-    if kind == "slap":
-        t, k = last["target"]
-        dealt = len(last.get("dealt") or [])
-        slapper = words.name(last["seat"])
-        slapper_within = words.name(last["seat"], start=False)
-        target = "their own" if t == last["seat"] and t != seat else words.whose(t)
-        text = (f"{slapper} slapped {target} {slot_name(k)} card, the {card_name(last['card'])}, "
-                f"onto the {card_name(last['onto'])}: ")
-        if last["match"]:
-            text += "a match!" if t == last["seat"] else (
-                f"a match! {words.name(t)} {'take' if t == seat else 'takes'} {_cards(dealt)} from the stock.")
-        else:
-            text += (f"no match. It goes back, and {slapper_within} {'take' if last['seat'] == seat else 'takes'} "
-                     f"{_cards(dealt)}.")
-        slap_news = {"text": text, "match": last["match"]}
-
-    tap = view.get("tap")
-    tap_info = None
-    if tap is not None and playing:
-        left = [words.name(s, start=False) for s in tap["final_turns"]]
-        tapper = words.name(tap["seat"])
-        listed = ", ".join(left[:-1]) + " and " + left[-1] if len(left) > 1 else "".join(left)
-        verb = " have" if len(left) > 1 or left == ["you"] else " has"
-        tap_info = f"{tapper} tapped: " + (f"{listed}{verb} one more turn." if left else "the round is ending.")
-
-    # How long a bot about to draw waits for the card action or the slaps (games.bots.columbo.patience): the
-    # board counts it down when the drawer is a bot (its template knows who is); the server stays the judge.
-    wait = None
-    if playing and view.get("step") != "place" and view.get("current") is not None:
-        if action is not None and action["seat"] != view["current"]:
-            wait = max(COURTESY_SECONDS, settings.GAMES_BOT_DELAY)
-        elif window_info and window_info["open"]:
-            wait = max(SLAP_GRACE_SECONDS, settings.GAMES_BOT_DELAY)
-
-    # The prompt in the status line (shown on the seat's turn).
-    prompt = _prompt(view, seat, words, peek_first, drawn_name, top, bool(draw_discard), tap is None
-                     and any(a["type"] == "tap" for a in legal))
-    if prompt and window_info and window_info["can"]:
-        prompt = f"Slap now: the {card_name(top)} is on the discard pile. Or: {prompt[0].lower()}{prompt[1:]}"
-
+def _drawn_info(t: _Table) -> dict[str, Any] | None:
+    """The card in someone's hand between drawing and placing it (its face only if the viewer may see it)."""
+    if t.drawn is None:
+        return None
     return {
-        # What the last move was, for the page's sound cue (static/js/site.js): a slap.
-        "cue": "slap" if kind == "slap" else "",
-        "solo": players == 1,
-        "phase": phase,
-        "current": view.get("current"),
-        "current_name": words.name(view.get("current"), start=False) if view.get("current") is not None else "",
-        "wait": wait,
-        "over": over,
-        "round": view["round"],
-        "rounds": view["rounds"],
-        "dealer": words.name(view.get("dealer")) if players > 1 else "",
-        "stock": view["stock"],
-        "discard_top": card(top),
-        "discard_count": (view.get("discard") or {}).get("count", 0),
-        "stock_button": stock_button,
-        "discard_button": discard_button,
-        "buttons": buttons,
-        "drawn": drawn_info,
-        "hands": hands,
-        "mine": mine,
-        "others": others,
-        "window": window_info,
-        "slap_news": slap_news,
-        "action": action_info,
-        "tap": tap_info,
-        "prompt": prompt,
-        "show_known": bool(ui.get("known")),
-        "known_toggle": send_ui({**({} if ui.get("known") else {"known": True}),
-                                 **({"peek": peek_first} if peek_first is not None else {}),
-                                 **({"pick": list(pick)} if pick is not None else {})}),
-        "my_points": view.get("my_points") if ui.get("known") and seat is not None and not over else None,
-        "results": _results(view, words),
-        "solo_info": _solo(view) if players == 1 else None,
+        "face": card(t.drawn["card"]) if t.drawn.get("card") else None,
+        "who": t.words.name(t.drawn["seat"]),
+        "mine": t.drawn["seat"] == t.seat,
+        "from": t.drawn["from"],
     }
+
+
+def _action_info(t: _Table) -> dict[str, Any] | None:
+    """The pending card action (7 to Q): what the player may do and until when, or what another player may."""
+    action, my_action, view, words = t.action, t.my_action, t.view, t.words
+    if action is None or not t.playing:
+        return None
+    next_name = words.name(view.get("current"), start=False)
+    if not my_action:
+        return {
+            "mine": False,
+            "card": card(action["card"]),
+            "text": f"{words.name(action['seat'])} may {ACTION_OTHERS[action['kind']]} "
+                    f"({card_name(action['card'])}) until {next_name} {'draw' if next_name == 'you' else 'draws'}.",
+        }
+    if my_action["stage"] == "exchange" and t.pick is not None:
+        what = f"now choose the card to swap with {words.card_at(*t.pick)}."
+    elif my_action["stage"] == "exchange":
+        what = "choose the first of the two cards to swap." if my_action["kind"] == "exchange" else (
+            "now choose two cards to swap (or skip).")
+    elif my_action["kind"] == "look_own":
+        what = "choose one of your cards to look at."
+    elif my_action["kind"] == "look_other":
+        what = "choose another player's card to look at."
+    else:
+        what = "choose any card to look at."
+    until = "you draw" if view.get("current") == t.seat else f"{next_name} draws"
+    skip = t.legal_of("skip")
+    return {
+        "mine": True,
+        "card": card(my_action["card"]),
+        "text": f"Your {card_name(my_action['card'])} lets you {ACTION_PROMPTS[my_action['kind']]} "
+                f"until {until}: {what}",
+        "skip": {"send": send(skip), "label": "Skip the card action"} if skip else None,
+        "cancel": t.with_ui() if t.pick is not None else None,
+    }
+
+
+def _window_info(t: _Table) -> dict[str, Any] | None:
+    """The slap window on the top discard: open (and whether this viewer may slap), or who won it."""
+    window, top = t.window, t.top
+    if window is None or top is None or window["seq"] != (t.view.get("discard") or {}).get("seq"):
+        return None
+    if window["open"] and window.get("won_by") is None:
+        can = bool(window.get("can_slap"))
+        text = (f"Slap now: the {card_name(top)} is on the discard pile. Slap a face-down card of rank "
+                f"{rank_of(top)} onto it." if can else f"The {card_name(top)} may be slapped.")
+        if not can and t.seat is not None and t.seat in window["attempted"]:
+            text = f"You have slapped once on the {card_name(top)}; the others may still slap."
+        return {"open": True, "can": can, "text": text}
+    if window.get("won_by") is not None:
+        return {"open": False, "can": False,
+                "text": f"{t.words.name(window['won_by'])} slapped first on the {card_name(window['card'])}."}
+    return None
+
+
+def _slap_news(t: _Table) -> dict[str, Any] | None:
+    """The last action, if it was a slap: whose card went onto what, and whether it matched."""
+    if t.last_kind != "slap":
+        return None
+    last, words, seat = t.view["last"], t.words, t.seat
+    target, k = last["target"]
+    dealt = len(last.get("dealt") or [])
+    slapper = words.name(last["seat"])
+    slapper_within = words.name(last["seat"], start=False)
+    whose = "their own" if target == last["seat"] and target != seat else words.whose(target)
+    text = (f"{slapper} slapped {whose} {slot_name(k)} card, the {card_name(last['card'])}, "
+            f"onto the {card_name(last['onto'])}: ")
+    if last["match"]:
+        text += "a match!" if target == last["seat"] else (
+            f"a match! {words.name(target)} {'take' if target == seat else 'takes'} {_cards(dealt)} from the stock.")
+    else:
+        text += (f"no match. It goes back, and {slapper_within} {'take' if last['seat'] == seat else 'takes'} "
+                 f"{_cards(dealt)}.")
+    return {"text": text, "match": last["match"]}
+
+
+def _tap_info(t: _Table) -> str | None:
+    """After a tap: who has one more turn."""
+    tap = t.view.get("tap")
+    if tap is None or not t.playing:
+        return None
+    left = [t.words.name(s, start=False) for s in tap["final_turns"]]
+    tapper = t.words.name(tap["seat"])
+    listed = ", ".join(left[:-1]) + " and " + left[-1] if len(left) > 1 else "".join(left)
+    verb = " have" if len(left) > 1 or left == ["you"] else " has"
+    return f"{tapper} tapped: " + (f"{listed}{verb} one more turn." if left else "the round is ending.")
+
+
+def _wait(t: _Table, window_info: dict[str, Any] | None) -> float | None:
+    """How long a bot about to draw waits for the card action or the slaps (games.bots.columbo.patience): the
+    board counts it down when the drawer is a bot (its template knows who is); the server stays the judge."""
+    if not t.playing or t.view.get("step") == "place" or t.view.get("current") is None:
+        return None
+    if t.action is not None and t.action["seat"] != t.view["current"]:
+        return max(COURTESY_SECONDS, settings.GAMES_BOT_DELAY)
+    if window_info and window_info["open"]:
+        return max(SLAP_GRACE_SECONDS, settings.GAMES_BOT_DELAY)
+    return None
 
 
 def _column_indices(count: int) -> list[list[int | None]]:

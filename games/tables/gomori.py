@@ -60,9 +60,6 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
             if action["card"] == selected and tuple(action["at"]) == king_at and action.get("king_target"):
                 king_targets[tuple(action["king_target"])] = send(action, version)
 
-    def rows() -> list[list[dict[str, Any]]]:
-        return _rows(view, stacks, (r0, r1, c0, c1), selected, targets, king_at, king_targets)
-
     playable_cards = {a["card"] for a in legal}
     hand = [
         {
@@ -104,8 +101,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     return {
         # What the last move was, for the page's sound cue (static/js/site.js): cards gathered.
         "cue": "gather" if any(p.get("gathered_cells") for p in plays) else "",
-        # Called by the template only when the board is drawn: a board shared by its viewers is drawn once.
-        "rows": _once(rows),
+        "rows": _rows(view, stacks, (r0, r1, c0, c1), selected, targets, king_at, king_targets),
         "columns": c1 - c0 + 1,
         "hand": hand,
         "prompt": prompt,
@@ -115,18 +111,6 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         "my_color": colors[seat] if seat is not None else None,
         "cancel": send_ui({}) if selected else None,
     }
-
-
-def _once(make: Any) -> Any:
-    """A no-argument callable (a template calls it when it reads it) that makes its value once."""
-    made: list[Any] = []
-
-    def value() -> Any:
-        if not made:
-            made.append(make())
-        return made[0]
-
-    return value
 
 
 def _rows(

@@ -11,6 +11,7 @@ from typing import Any
 from django.utils import timezone
 
 from games import services, stats
+from games.catalog import GAMES
 from games.engines import get_engine
 from games.models import Match, Seat
 from games.services import SeatSpec
@@ -109,7 +110,7 @@ def play_with_bots(game: str, person: Any, levels: Sequence[str], *, seed: int, 
     the game's strongest bot choosing, so every move takes the site's real road. Needs bots that act at
     once (GAMES_BOT_DELAY=0, no reaction delay, no patience: see test_stats.instant_bots).
     """
-    bots = services.bots_module(game).BOTS
+    bots = GAMES[game].bots
     choose = bots[list(bots)[-1]]
     match = services.create_match(
         creator=person, game=game, players=len(levels) + 1, seats=[SeatSpec("bot", level) for level in levels],

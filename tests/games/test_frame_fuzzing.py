@@ -42,7 +42,7 @@ from fragments import error_text
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from games import consumers, scheduler, services
+from games import consumers, scheduler, selectors, services
 from games.engines import get_engine
 from games.models import Match, Move
 from games.services import SeatSpec
@@ -384,7 +384,7 @@ async def fuzz(game: str, data: st.DataObject) -> None:
         assert first["type"] == "websocket.send"
         page = await player_page(player)
         bases = bases_for(game, state, version, seat, page)
-        presence = await database_sync_to_async(services.presence_of)(match_id)
+        presence = await database_sync_to_async(selectors.presence_of)(match_id)
         assert presence[seat].present
 
         count = data.draw(st.integers(*FRAMES), label="frames")
@@ -408,17 +408,17 @@ async def fuzz(game: str, data: st.DataObject) -> None:
             if await check_answer(communicator, frame, index, described):
                 closed.add(name)  # closed cleanly by the server: its seat (if any) must be released
                 if index is not None:
-                    presence = await database_sync_to_async(services.presence_of)(match_id)
+                    presence = await database_sync_to_async(selectors.presence_of)(match_id)
                     assert not presence[index].present, f"{described}: closed, and the seat is still present"
             assert not errors.records, f"{described}: the site logged {errors.records[0].getMessage()}"
             now = await database_sync_to_async(row)(match_id)
             assert now == before, f"{described} changed the match: {before[:2]} -> {now[:2]}"
         assert sent > count // 3, f"only {sent} of {count} frames could be sent ({skipped} would have moved)"
-        presence = await database_sync_to_async(services.presence_of)(match_id)
+        presence = await database_sync_to_async(selectors.presence_of)(match_id)
         assert presence[seat].present == ("player" not in closed), "the seat's presence is not its socket's"
         for communicator, _ in sockets.values():
             await communicator.disconnect(timeout=5)  # raises what the consumer raised, if anything
-        presence = await database_sync_to_async(services.presence_of)(match_id)
+        presence = await database_sync_to_async(selectors.presence_of)(match_id)
         assert not presence[seat].present, "the seat is still present after its socket closed"
         assert not errors.records, errors.records[0].getMessage()
     finally:
@@ -535,7 +535,7 @@ async def test_a_flood_closes_with_4429_and_releases_the_seat(flood: str) -> Non
     try:
         assert (await communicator.connect(timeout=5))[0]
         await communicator.receive_output(timeout=5)  # the page
-        assert (await database_sync_to_async(services.presence_of)(match_id))[0].present
+        assert (await database_sync_to_async(selectors.presence_of)(match_id))[0].present
         for _ in range(consumers.BURST + 15):
             await communicator.send_input({"type": "websocket.receive", **frame})
         answered = 0
@@ -548,7 +548,7 @@ async def test_a_flood_closes_with_4429_and_releases_the_seat(flood: str) -> Non
         assert output["code"] == 4429
         assert answered >= consumers.BURST  # a burst (and what refilled meanwhile), then the close
         assert await communicator.receive_nothing(timeout=0.1)
-        assert not (await database_sync_to_async(services.presence_of)(match_id))[0].present
+        assert not (await database_sync_to_async(selectors.presence_of)(match_id))[0].present
         assert not communicator.future.done() or communicator.future.exception() is None
         assert await database_sync_to_async(row)(match_id) == before
     finally:

@@ -14,6 +14,7 @@ LEAK_MATCHES=1000 runs a thousand.
 
 from __future__ import annotations
 
+import dataclasses
 import html as html_module
 import json
 import math
@@ -30,6 +31,7 @@ from django.test import Client
 from leaks import Knowledge, Scan, SocketPage, clean_page, faces, hidden_places, problems, view_places
 
 from games import live, scheduler, services
+from games.catalog import GAMES
 from games.engines import SLUGS, get_engine
 from games.jinja import card_face
 from games.models import Match, Move
@@ -88,8 +90,7 @@ def controlled_bots(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     no pause, no reaction time, no patience."""
     settings.GAMES_BOT_DELAY = 0
     for slug in SLUGS:
-        monkeypatch.setattr(services.bots_module(slug), "REACTION_DELAY", {}, raising=False)
-        monkeypatch.setattr(services.bots_module(slug), "patience", None, raising=False)
+        monkeypatch.setitem(GAMES, slug, dataclasses.replace(GAMES[slug], reaction_delay={}, patience=None))
     monkeypatch.setattr(live.LiveMatch, "schedule_bot", lambda self: None)
     monkeypatch.setattr(scheduler, "ensure_running", lambda: None)
 
@@ -214,7 +215,7 @@ async def play_match(
 ) -> None:
     engine = get_engine(game)
     players = players_of(game, number)
-    levels = list(services.bots_module(game).BOTS)
+    levels = GAMES[game].levels
     level = levels[number % len(levels)]
     seed = 1000 * SLUGS.index(game) + 10 * number + KINDS.index(kind)
     if kind == "people":

@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 from openings import play_openings
 
-from games import services, stats
+from games import selectors, services, stats
 from games.engines import get_engine
 from games.models import FinishedMatch, Match, PlayerResult, PlayerStats, Presence, Seat
 from games.rendering import SocketPage, match_meta, page_view, table_context
@@ -274,7 +274,7 @@ def test_running_out_of_time_loses_a_two_player_game(alice: Any, bob: Any) -> No
     match = clocked(alice, bob, services.clock_spec("fischer", minutes=1, increment=0))
     assert services.check_clock(match_id=match.pk).status == Match.Status.ACTIVE  # not yet
     rewind(match, 61)
-    assert (match.pk, fresh(match).version) in services.due_bot_matches()
+    assert (match.pk, fresh(match).version) in selectors.due_bot_matches()
     services.check_clock(match_id=match.pk)
     match = fresh(match)
     assert (match.status, match.result["reason"], match.result["loser"]) == ("finished", "time", 0)

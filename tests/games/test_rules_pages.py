@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from games import rules
+from games.catalog import GAMES
 from games.engines import SLUGS
 
 pytestmark = pytest.mark.django_db
@@ -105,7 +105,7 @@ def cells(rows: list[list[dict[str, Any]]], cls: str) -> set[tuple[int, int]]:
 
 
 def test_gomori_examples_show_what_the_captions_say() -> None:
-    ex = rules.examples("gomori")
+    ex = GAMES["gomori"].rules_examples()
     five, jack, ace = ex["placing"]
     # The 5♣: empty cells, the face-down card at (1, 1) and the 5♥ at (0, 0), not the 9♠, J♥, 2♣ or 8♦.
     assert {(0, 0), (1, 1)} <= cells(five["rows"], "target")
@@ -125,7 +125,7 @@ def test_gomori_examples_show_what_the_captions_say() -> None:
 
 
 def test_the_ruhd_worked_example_scores_ten_as_the_original_rules_explain() -> None:
-    pad = rules.examples("ruhd")["ten"]["pad"]
+    pad = GAMES["ruhd"].rules_examples()["ten"]["pad"]
     assert pad["points"] == 10
     assert sorted((rule["kind"], rule["points"]) for rule in pad["rules"]) == [
         ("pattern", 2), ("pattern", 2), ("pattern", 2), ("side", 1), ("side", 3)]
@@ -133,16 +133,16 @@ def test_the_ruhd_worked_example_scores_ten_as_the_original_rules_explain() -> N
     for words in ("red 1 ◆ against green 2 ●", "green 3 ● against green 3 ●", "reds ◆ facing left",
                   "1s facing left", "greens ● facing up"):
         assert words in labels
-    assert rules.examples("ruhd")["one_side"]["pad"]["rules"][0]["kind"] == "one_side"
+    assert GAMES["ruhd"].rules_examples()["one_side"]["pad"]["rules"][0]["kind"] == "one_side"
 
 
 def test_the_rummy_and_columbo_figures_add_up() -> None:
-    ex = rules.examples("rummy")
+    ex = GAMES["rummy"].rules_examples()
     assert ex["first"]["total"] == 44 and ex["first"]["enough"]
     assert ex["short"]["total"] == 36 and not ex["short"]["enough"]
     assert ex["left_total"] == 40
     assert [p["title"] for p in ex["runs"]][1:3] == ["Run of spades, A to 3", "Run of diamonds, Q to A"]
-    results = rules.examples("columbo")
+    results = GAMES["columbo"].rules_examples()
     good = results["good_tap"]["results"]["rows"]
     assert (good[0]["points"], good[0]["penalty"], good[0]["leading"]) == (3, 0, True)
     bad = results["bad_tap"]["results"]["rows"]

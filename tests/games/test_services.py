@@ -17,7 +17,7 @@ from django.db import connection, connections
 from django.utils import timezone
 from openings import play_openings
 
-from games import scheduler, services
+from games import scheduler, selectors, services
 from games.engines import IllegalAction, get_engine
 from games.models import Match, Move, Presence, Seat
 from games.services import MatchMovedOn, SeatSpec, ServiceError
@@ -468,7 +468,7 @@ def test_hand_an_abandoned_seat_to_a_bot(gomori_match: Match, alice: Any, bob: A
     # The seat keeps who sat there; the bot plays it, on the record from the next move.
     assert seat.user_id == alice.pk and seat.substitute.is_bot and seat.substitute.bot_game == "gomori"
     assert [(h["seat"], h["move"], h["why"]) for h in match.handovers] == [(0, 1, "away")]
-    assert (match.pk, match.version) in services.due_bot_matches()
+    assert (match.pk, match.version) in selectors.due_bot_matches()
     assert services.play_bot_turn(match_id=match.pk, expected_version=match.version)
     move = Move.objects.get(match=match, number=1)
     assert move.seat == 0 and move.note
@@ -551,12 +551,12 @@ def test_a_bot_answers_once_its_turn_is_due(alice: Any, settings: Any) -> None:
     match = services.create_match(
         creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")], seed=SEED
     )
-    assert services.due_bot_matches() == []
+    assert selectors.due_bot_matches() == []
     play_to_empty_cell(match, alice)
     match = fresh(match)
     assert the_only_seat_to_act(match) == 1
     version = match.version
-    assert services.due_bot_matches() == [(match.pk, version)]
+    assert selectors.due_bot_matches() == [(match.pk, version)]
     # A stale or future version does nothing.
     for wrong in (version - 1, version + 1):
         assert services.play_bot_turn(match_id=match.pk, expected_version=wrong) is False
@@ -629,7 +629,7 @@ def test_bot_against_bot_plays_to_the_end(alice: Any, settings: Any) -> None:
     assert [(s.user.is_bot, s.user.bot_level) for s in fresh(match).seats.all()] == [(True, "search"),
                                                                                       (True, "reference")]
     for _ in range(200):
-        due = services.due_bot_matches()
+        due = selectors.due_bot_matches()
         if not due:
             break
         assert due == [(match.pk, fresh(match).version)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +15,7 @@ from openings import play_openings
 
 from games import glicko2, services, stats
 from games.bots_accounts import bot_levels
+from games.catalog import GAMES
 from games.engines import get_engine
 from games.models import FinishedMatch, Match, Move, PlayerResult, PlayerStats
 
@@ -28,8 +30,7 @@ def instant_bots(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     (the time a bot leaves a person to use a card action or slap before it draws)."""
     settings.GAMES_BOT_DELAY = 0
     for slug in SLUGS:
-        monkeypatch.setattr(services.bots_module(slug), "REACTION_DELAY", {}, raising=False)
-        monkeypatch.setattr(services.bots_module(slug), "patience", None, raising=False)
+        monkeypatch.setitem(GAMES, slug, dataclasses.replace(GAMES[slug], reaction_delay={}, patience=None))
 
 
 def stats_of(user: Any, game: str) -> PlayerStats:

@@ -17,7 +17,7 @@ from channels.db import database_sync_to_async
 from fragments import error_text, section
 from markupsafe import escape
 
-from games import services
+from games import selectors, services
 from games.bots.rummy import reference_bot
 from games.engines import get_engine
 from games.engines.base import card_name
@@ -494,7 +494,7 @@ def meta_of(match_id: int) -> dict[str, Any]:
     """What the table shows of the match now (as the live core draws it)."""
     snap = services.load(match_id)
     assert snap is not None
-    return match_meta(snap, services.presence_of(match_id))
+    return match_meta(snap, selectors.presence_of(match_id))
 
 
 def test_a_match_of_bots_shows_each_bots_reasons_and_a_match_with_a_person_does_not(

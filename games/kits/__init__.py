@@ -1,0 +1,120 @@
+"""A game's kit: everything the site knows about one game, in one object.
+
+Each game has a module here that builds its `KIT` from its engine (games/engines/), its bots (games/bots/) and
+its presenter (games/tables/); games/catalog.py registers them. Generic code (services, rendering, consumers,
+statistics, rules pages) asks a game's kit and never names a game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from ..engines.base import Action, Bot, Engine, View
+
+if TYPE_CHECKING:
+    from ..models import Match
+    from ..stats import MatchFacts, MoveLoader
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One match option the lobby offers; values are checked against it before reaching the engine."""
+
+    name: str
+    label: str
+    kind: str  # "int" or "choice"
+    minimum: int = 0
+    maximum: int = 0
+    choices: tuple[tuple[str, str], ...] = ()
+
+    def clean(self, raw: Any) -> Any:
+        if self.kind == "int":
+            try:
+                value = int(raw)
+            except (TypeError, ValueError):
+                raise ValueError(f"{self.label} must be a whole number.") from None
+            if not self.minimum <= value <= self.maximum:
+                raise ValueError(f"{self.label} must be between {self.minimum} and {self.maximum}.")
+            return value
+        if raw not in {key for key, _ in self.choices}:
+            raise ValueError(f"{self.label}: choose one of the offered values.")
+        return raw
+
+
+@dataclass(frozen=True)
+class ActionContext:
+    """What the server knows when a person's action arrives, for the parts of an action it decides itself."""
+
+    players: int
+    started_at: datetime | None
+    now: datetime
+
+
+# A finished match's game-specific statistics: fills the facts' extra figures (best round, best placement).
+StatsExtra = Callable[["Match", "MatchFacts", "MoveLoader"], None]
+
+
+def _unchanged(action: Action, context: ActionContext) -> Action:
+    return action
+
+
+@dataclass(frozen=True)
+class Kit:
+    """One game, as the site plays, shows, measures and explains it."""
+
+    slug: str
+    blurb: str
+    lower_is_better: bool  # whether the lower score wins (the tables, results and statistics read it)
+    score_label: str
+    engine: Engine
+    # Turns a seat's view into display-ready data: present(view, seat, ui, names) and clean_ui(view, seat, raw);
+    # optionally keep_ui(view, seat, ui) (what a selection keeps after an update) and BOARD_IS_PUBLIC.
+    presenter: ModuleType
+    bots: Mapping[str, Bot]
+    level_blurbs: Mapping[str, str] = field(default_factory=dict)
+    options: tuple[OptionSpec, ...] = ()
+    # A bot's pause before it moves, per level (seconds), and how long it waits for a person who may still act.
+    reaction_delay: Mapping[str, float] = field(default_factory=dict)
+    patience: Callable[[View], float] | None = None
+    table_css: str = ""
+    table_js: str = ""  # a table's own few lines of JS, loaded with the page
+    # The server-decided parts of an action (never the browser's word): e.g. Columbo solo's elapsed time.
+    prepare_action: Callable[[Action, ActionContext], Action] = _unchanged
+    # Refusals a player is shown for a while, not just once (a slap that came too late).
+    lingering_refusals: tuple[type[Exception], ...] = ()
+    stats_extra: StatsExtra | None = None
+    stats_needs_moves: bool = False  # whether stats_extra replays the moves (the others read the final state)
+    rules_examples: Callable[[], dict[str, Any]] = dict  # the rules page's worked examples, drawn by the tables
+
+    @property
+    def name(self) -> str:
+        return self.engine.name
+
+    @property
+    def player_counts(self) -> list[int]:
+        return list(range(self.engine.min_players, self.engine.max_players + 1))
+
+    @property
+    def levels(self) -> list[str]:
+        """The bots' levels, weakest first."""
+        return list(self.bots)
+
+    @property
+    def takeover_level(self) -> str:
+        """The level that takes over a seat a person left: the middle one, a fair stand-in."""
+        levels = self.levels
+        return levels[len(levels) // 2] if levels else ""
+
+    @property
+    def board_is_public(self) -> bool:
+        """Whether the board fragment is the same for every viewer (rendered once per update, not per socket)."""
+        return bool(getattr(self.presenter, "BOARD_IS_PUBLIC", False))
+
+    def keep_ui(self, view: View, seat: int | None, ui: dict[str, Any]) -> dict[str, Any]:
+        """What a socket's selection keeps after an update (a presenter without keep_ui keeps all of it)."""
+        keep = getattr(self.presenter, "keep_ui", None)
+        return keep(view, seat, ui) if keep is not None else ui
