@@ -6,7 +6,13 @@ legal action of every seat that may act applies without touching the state; near
 state survives a JSON round trip of dump/load; no view changes when only what its seat may not know changes;
 and the game ends within a bound. The rules of each game, its card counts and its own leak trackers stay in
 that game's test file; this file holds what every engine owes alike, so a fifth engine is covered the day it
-is registered.
+is registered (with its entry in HIDE and LEAKS, which a test below demands).
+
+The view check changes the hidden cards of a state and compares views: it catches a view that shows the
+order of a stock, or another seat's unseen cards, wherever in the view. It cannot catch a view that repeats
+a hidden card from the game's own record of what happened (a log line naming a private draw), since that
+record is left alone; each game's own leak test (test_<game>.py) searches its views for such codes. Tests
+at the end run each check against an engine broken on purpose, so a check that stopped checking would show.
 
 The module also keeps to the standard library (ENGINES.md): no Django, nothing third-party.
 """
@@ -296,15 +302,22 @@ def test_same_seed_and_actions_give_the_same_game(slug: str) -> None:
     assert snapshot(engine, engine.new_game(players, seed=7)) != snapshot(engine, engine.new_game(players, seed=8))
 
 
-class LeakyEngine:
-    """An engine whose views also carry something hidden: the check above must catch it."""
+class Proxy:
+    """An engine standing in for a registered one, with one part broken by a subclass."""
 
-    def __init__(self, engine: Any, leak: Callable[[dict[str, Any]], Any]) -> None:
+    def __init__(self, engine: Any) -> None:
         self.engine = engine
-        self.leak = leak
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.engine, name)
+
+
+class LeakyEngine(Proxy):
+    """An engine whose views also carry something hidden: the check above must catch it."""
+
+    def __init__(self, engine: Any, leak: Callable[[dict[str, Any]], Any]) -> None:
+        super().__init__(engine)
+        self.leak = leak
 
     def view(self, state: Any, seat: int | None) -> dict[str, Any]:
         return {**self.engine.view(state, seat), "leak": self.leak(self.engine.dump(state))}
@@ -328,6 +341,52 @@ def test_the_view_check_catches_a_leak(slug: str) -> None:
     check_views(engine, slug, state, random.Random(3))  # the real engine passes
     with pytest.raises(AssertionError, match="may not know"):
         check_views(leaky, slug, state, random.Random(3))
+
+
+class RefusalLeavesATrace(Proxy):
+    """A refused action changes what dump() shows, as an apply that wrote before checking would."""
+
+    touched = 0
+
+    def apply(self, state: Any, seat: Any, action: Any) -> Any:
+        try:
+            return self.engine.apply(state, seat, action)
+        except IllegalAction:
+            self.touched += 1
+            raise
+
+    def dump(self, state: Any) -> dict[str, Any]:
+        return {**self.engine.dump(state), "touched": self.touched}
+
+
+class ListsAnIllegalAction(Proxy):
+    def legal_actions(self, state: Any, seat: int) -> list[dict[str, Any]]:
+        return [*self.engine.legal_actions(state, seat), {"type": "no-such-type"}]
+
+
+class LoadForgets(Proxy):
+    """load() gives back the game's first position, whatever was dumped."""
+
+    def load(self, data: dict[str, Any]) -> Any:
+        return self.engine.new_game(len(self.engine.scores(self.engine.load(data))), seed=data.get("seed", 0))
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_position_checks_catch_a_broken_engine(slug: str) -> None:
+    """Each check of a position fails for an engine that breaks the rule it checks."""
+    engine = get_engine(slug)
+    players = max(engine.min_players, 2)
+    state = engine.new_game(players, seed=4)
+    for _ in range(3):  # a few moves in, so the first position and this one differ
+        seat = engine.to_act(state)[0]
+        state = engine.apply(state, seat, engine.legal_actions(state, seat)[0])
+    check_position(engine, slug, state, random.Random(4))  # the real engine passes them all
+    with pytest.raises(AssertionError, match="changed the state"):
+        check_refusals(RefusalLeavesATrace(engine), state, random.Random(4))
+    with pytest.raises(IllegalAction):
+        check_legal_actions_apply(ListsAnIllegalAction(engine), state)
+    with pytest.raises(AssertionError):
+        check_dump_load(LoadForgets(engine), state)
 
 
 def test_every_game_has_a_way_to_hide_and_a_leak_to_catch() -> None:
