@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
@@ -80,3 +80,14 @@ def random_game(engine: Any, players: int, seed: int, *, options: dict[str, Any]
         history.append((seat, action))
         state = new
     raise AssertionError(f"{engine.slug} with {players} players, seed {seed}: no end after {max_steps} moves")
+
+
+def all_refused(engine: Any, state: Any, probes: Iterable[tuple[Any, Any]]) -> None:
+    """Assert every (seat, action) of `probes` is refused with IllegalAction, and the state is as it was after
+    them all. One snapshot for the lot rather than refused()'s two a probe: the random-play tests probe
+    thousands of positions, and a change by any one probe still shows at the end."""
+    before = snapshot(engine, state)
+    for seat, action in probes:
+        with pytest.raises(IllegalAction):
+            engine.apply(state, seat, action)
+    assert snapshot(engine, state) == before, "a refused action changed the state"
