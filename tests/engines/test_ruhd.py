@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import random_game, refused
+from engine_helpers import all_refused, random_game, refused
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -690,8 +690,7 @@ def _probe_illegal(state: RuhdState, legal: list[dict[str, Any]], rng: random.Ra
             probes.append((seat, cover(tile, rng.choice(face_down))))
         if hidden:
             probes.append((seat, cover(rng.choice(hidden), rng.choice(face_up))))
-    for who, action in probes:
-        refused(E, state, who, action)
+    all_refused(E, state, probes)
 
 
 def _check_view_leaks(state: RuhdState) -> None:
