@@ -1,4 +1,5 @@
-"""Plain functions that make users and matches for tests: make_user(...), make_match(...).
+"""Plain functions that make users, matches and browsers for tests: make_user(...), make_match(...),
+client_for(user).
 
 Functions rather than fixtures so any test, fixture or helper module can call them with the arguments it
 needs; they need the database (a `db` fixture or a django_db mark on the test). The conftests wrap them as
@@ -62,3 +63,14 @@ def make_match(*, creator: Any = None, game: str = "gomori", seats: Sequence[Any
     for user in joiners:
         match = services.join_match(match_id=match.pk, user=user, invite_code=match.invite_code)
     return match
+
+
+def client_for(user: Any = None, **kwargs: Any) -> Any:
+    """A test browser (django.test.Client; keywords go to it, e.g. enforce_csrf_checks=True), signed in as
+    `user`, or anonymous for None."""
+    from django.test import Client
+
+    client = Client(**kwargs)
+    if user is not None:
+        client.force_login(user)
+    return client

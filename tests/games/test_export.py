@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 import pytest
-from django.test import Client
+from factories import client_for
 from history_helpers import SLUGS, fresh, play_random, start_match
 from openings import play_openings
 
@@ -20,13 +20,6 @@ from games.models import FinishedMatch, Match, Move, PlayerResult, PlayerStats
 pytestmark = pytest.mark.django_db
 
 OPTIONS = {"columbo": {"rounds": 1}}
-
-
-def client_for(user: Any = None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
 
 
 def finished(game: str, users: list[Any], seed: int, **kwargs: Any) -> Match:

@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 from django.test import Client
 from django.utils import timezone
+from factories import client_for
 from history_helpers import bulk_finished_matches
 
 from games.bots_accounts import ensure_bot_accounts
@@ -44,13 +45,6 @@ def world(django_db_setup: None, django_db_blocker: Any) -> Iterator[World]:
         PlayerStats.objects.filter(user__in=bots).delete()
         for person in people:
             person.delete()
-
-
-def client_for(user: Any = None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
 
 
 def finished(world: World) -> QuerySet[Match]:

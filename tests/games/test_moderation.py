@@ -18,6 +18,7 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from factories import client_for
 
 from accounts.forms import SUSPENDED_MESSAGE
 from games import moderation, services, stats
@@ -33,12 +34,6 @@ _seeds = itertools.count(500)
 @pytest.fixture
 def boss(make_user: Callable[..., Any]) -> Any:
     return make_user("boss", is_staff=True, is_superuser=True)
-
-
-def client_for(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def finished_match(users: list[Any], winner: int | None, at: dt.datetime, *, game: str = "gomori") -> Match:

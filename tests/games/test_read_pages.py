@@ -16,9 +16,9 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.template.defaultfilters import date as date_filter
 from django.template.defaultfilters import floatformat
-from django.test import Client
 from django.urls import reverse, set_script_prefix
 from django.utils import timezone
+from factories import client_for
 from history_helpers import bulk_finished_matches, play_random, start_match
 
 from accounts.avatars import generated_avatar_version
@@ -61,13 +61,6 @@ def club(django_db_setup: None, django_db_blocker: Any) -> Iterator[Club]:
         PlayerStats.objects.filter(user__in=bots).delete()
         for person in people:
             person.delete()
-
-
-def client_for(user: Any = None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
 
 
 # Signed in, each page reads the session and the user first (2 queries). The history: a player's name or

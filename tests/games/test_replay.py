@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 import pytest
-from django.test import Client
+from factories import client_for
 from history_helpers import SLUGS, fresh, play_random, start_match
 
 from games import replay, services
@@ -22,13 +22,6 @@ pytestmark = pytest.mark.django_db
 
 OPTIONS = {"columbo": {"rounds": 1}}
 CARD_CODES = frozenset([r + s for r in RANKS for s in SUITS] + list(JOKERS))
-
-
-def client_for(user: Any = None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
 
 
 def played(game: str, users: list[Any], seed: int) -> tuple[Match, list[dict[str, Any]]]:

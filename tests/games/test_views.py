@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.urls import reverse
-from factories import make_match, make_user
+from factories import client_for, make_match, make_user
 
 from games.engines import SLUGS
 from games.models import Match
@@ -24,12 +24,6 @@ from games.models import Match
 pytestmark = pytest.mark.django_db
 
 LOBBY = "/play/"
-
-
-def signed_in(user: Any, **kwargs: Any) -> Client:
-    client = Client(**kwargs)
-    client.force_login(user)
-    return client
 
 
 def page_text(response: Any) -> str:
@@ -104,7 +98,7 @@ def lobby_form_fields(client: Client) -> dict[str, dict[str, str]]:
 def refused_on_the_lobby(user: Any, url: str) -> Any:
     """POST to `url` as `user`: back on the lobby with an error message there (the views' answer to a request
     the services refuse); the lobby page it ends on."""
-    response = signed_in(user).post(url, follow=True)
+    response = client_for(user).post(url, follow=True)
     assert response.redirect_chain == [(LOBBY, 302)]
     assert 'class="message message-error"' in response.content.decode()
     return response
@@ -127,7 +121,7 @@ def test_the_lobby_shows_signed_out_visitors_the_open_matches() -> None:
 
 
 def test_the_lobby_offers_a_signed_in_person_a_form_for_every_game() -> None:
-    forms = lobby_form_fields(signed_in(make_user()))
+    forms = lobby_form_fields(client_for(make_user()))
     for slug in SLUGS:
         assert reverse("create_match", args=[slug]) in forms, slug
 
@@ -135,7 +129,7 @@ def test_the_lobby_offers_a_signed_in_person_a_form_for_every_game() -> None:
 def test_the_lobby_refreshes_its_lists_alone_for_htmx() -> None:
     """The lobby's polling asks with HX-Request and gets the lists, not a whole page."""
     match = make_match(game="gomori", seats=["open"])
-    response = signed_in(make_user()).get(LOBBY, headers={"HX-Request": "true"})
+    response = client_for(make_user()).get(LOBBY, headers={"HX-Request": "true"})
     body = response.content.decode()
     assert response.status_code == 200
     assert f"/m/{match.pk}/join/" in body
@@ -143,7 +137,7 @@ def test_the_lobby_refreshes_its_lists_alone_for_htmx() -> None:
 
 
 def test_the_lobby_answers_only_get() -> None:
-    client = signed_in(make_user())
+    client = client_for(make_user())
     assert client.post(LOBBY).status_code == 405
     assert Client().post(LOBBY).status_code == 405
 
@@ -155,7 +149,7 @@ def test_the_lobby_answers_only_get() -> None:
 @pytest.mark.parametrize("slug", SLUGS)
 def test_the_lobby_form_as_filled_in_creates_a_match(slug: str) -> None:
     user = make_user()
-    client = signed_in(user)
+    client = client_for(user)
     url = reverse("create_match", args=[slug])
     response = client.post(url, lobby_form(client, url))
     match = Match.objects.get(game=slug)
@@ -164,12 +158,12 @@ def test_the_lobby_form_as_filled_in_creates_a_match(slug: str) -> None:
 
 
 def test_create_with_an_open_seat_waits_in_the_lobby() -> None:
-    client = signed_in(make_user())
+    client = client_for(make_user())
     url = reverse("create_match", args=["gomori"])
     response = client.post(url, {**lobby_form(client, url), "gomori-seat_1": "open"})
     match = Match.objects.get()
     assert response.status_code == 302 and match.status == Match.Status.WAITING
-    assert f"/m/{match.pk}/join/" in signed_in(make_user()).get(LOBBY).content.decode()
+    assert f"/m/{match.pk}/join/" in client_for(make_user()).get(LOBBY).content.decode()
 
 
 def test_create_needs_sign_in_and_makes_nothing() -> None:
@@ -180,11 +174,11 @@ def test_create_needs_sign_in_and_makes_nothing() -> None:
 
 
 def test_create_is_a_post() -> None:
-    assert signed_in(make_user()).get(reverse("create_match", args=["gomori"])).status_code == 405
+    assert client_for(make_user()).get(reverse("create_match", args=["gomori"])).status_code == 405
 
 
 def test_create_for_an_unknown_game_is_404() -> None:
-    assert signed_in(make_user()).post("/play/new/chess/", {"chess-players": "2"}).status_code == 404
+    assert client_for(make_user()).post("/play/new/chess/", {"chess-players": "2"}).status_code == 404
 
 
 @pytest.mark.parametrize(("change", "error"), [
@@ -194,7 +188,7 @@ def test_create_for_an_unknown_game_is_404() -> None:
     ({"gomori-clock": "turn", "gomori-clock_turn": "many"}, "Enter a whole number"),
 ])
 def test_bad_create_input_is_a_400_with_the_form_and_its_error(change: dict[str, str], error: str) -> None:
-    client = signed_in(make_user())
+    client = client_for(make_user())
     url = reverse("create_match", args=["gomori"])
     response = client.post(url, {**lobby_form(client, url), **change})
     assert response.status_code == 400
@@ -204,7 +198,7 @@ def test_bad_create_input_is_a_400_with_the_form_and_its_error(change: dict[str,
 
 
 def test_an_empty_create_post_is_a_400_not_a_500() -> None:
-    response = signed_in(make_user()).post(reverse("create_match", args=["columbo"]), {})
+    response = client_for(make_user()).post(reverse("create_match", args=["columbo"]), {})
     assert response.status_code == 400 and "This field is required" in page_text(response)
     assert not Match.objects.exists()
 
@@ -216,7 +210,7 @@ def test_an_empty_create_post_is_a_400_not_a_500() -> None:
 def test_join_an_open_seat_starts_the_match_and_goes_to_it() -> None:
     match = make_match(game="gomori", seats=["open"])
     joiner = make_user()
-    response = signed_in(joiner).post(f"/m/{match.pk}/join/")
+    response = client_for(joiner).post(f"/m/{match.pk}/join/")
     assert response.status_code == 302 and response.headers["Location"] == f"/m/{match.pk}/"
     match = fresh(match)
     assert match.status == Match.Status.ACTIVE and match.seats.get(index=1).user == joiner
@@ -224,7 +218,7 @@ def test_join_an_open_seat_starts_the_match_and_goes_to_it() -> None:
 
 def test_join_an_invite_seat_needs_its_code() -> None:
     match = make_match(game="gomori", seats=["invite"])
-    client = signed_in(make_user())
+    client = client_for(make_user())
     refused = client.post(f"/m/{match.pk}/join/", {"code": "not-the-code"}, follow=True)
     assert refused.redirect_chain == [(LOBBY, 302)]
     assert fresh(match).status == Match.Status.WAITING
@@ -240,9 +234,9 @@ def test_join_an_invite_seat_needs_its_code() -> None:
 def test_leave_frees_the_seat_of_a_waiting_match() -> None:
     match = make_match(game="ruhd", seats=["open", "open"])
     joiner = make_user()
-    signed_in(joiner).post(f"/m/{match.pk}/join/")
+    client_for(joiner).post(f"/m/{match.pk}/join/")
     assert fresh(match).seats.filter(user=joiner).exists()
-    response = signed_in(joiner).post(f"/m/{match.pk}/leave/")
+    response = client_for(joiner).post(f"/m/{match.pk}/leave/")
     assert response.status_code == 302 and response.headers["Location"] == LOBBY
     assert not fresh(match).seats.filter(user=joiner).exists()
 
@@ -259,7 +253,7 @@ def test_the_creator_calls_a_match_off_and_is_told_so(action: str, seat: str, to
     settings.GAMES_BOT_DELAY = 0
     creator = make_user()
     match = make_match(creator=creator, game="gomori", seats=[seat])
-    response = signed_in(creator).post(f"/m/{match.pk}/{action}/", follow=True)
+    response = client_for(creator).post(f"/m/{match.pk}/{action}/", follow=True)
     assert response.redirect_chain == [(LOBBY, 302)]
     assert told in page_text(response)
     assert fresh(match).status == Match.Status.ABORTED
@@ -308,8 +302,8 @@ def test_match_actions_need_sign_in_and_a_post(action: str, seat: str, settings:
     before = (match.status, sorted(match.seats.values_list("index", "user_id")))
     url = f"/m/{match.pk}/{action}/"
     assert sent_to_sign_in(Client().post(url), url)
-    assert signed_in(creator).get(url).status_code == 405
-    assert signed_in(make_user()).get(url).status_code == 405
+    assert client_for(creator).get(url).status_code == 405
+    assert client_for(make_user()).get(url).status_code == 405
     assert (fresh(match).status, sorted(match.seats.values_list("index", "user_id"))) == before
 
 
@@ -335,7 +329,7 @@ def test_posts_without_the_csrf_token_are_refused(view: str, target: Callable[[A
                                                   ) -> None:
     creator = make_user()
     match = make_match(creator=creator, game="ruhd", seats=["open", "open"])
-    client = signed_in(creator if view != "join" else make_user(), enforce_csrf_checks=True)
+    client = client_for(creator if view != "join" else make_user(), enforce_csrf_checks=True)
     url, data = target(match)
     before = (Match.objects.count(), fresh(match).status, sorted(match.seats.values_list("index", "user_id")))
     response = client.post(url, data)
@@ -347,7 +341,7 @@ def test_a_post_with_the_lobby_s_token_passes_the_csrf_check() -> None:
     """The other side of the test above: the same strict client, given the token, gets through."""
     creator = make_user()
     match = make_match(creator=creator, game="gomori", seats=["open"])
-    client = signed_in(creator, enforce_csrf_checks=True)
+    client = client_for(creator, enforce_csrf_checks=True)
     response = client.post(f"/m/{match.pk}/cancel/", {"csrfmiddlewaretoken": csrf_token(client)})
     assert response.status_code == 302
     assert fresh(match).status == Match.Status.ABORTED
