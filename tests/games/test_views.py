@@ -1,5 +1,5 @@
-"""The lobby and the match lifecycle views through Django's test client: /play/, create, join, leave, cancel
-and abandon (games/views.py, games/urls.py).
+"""The views of games/views.py through Django's test client: the home page, the lobby (/play/), create,
+join, leave, cancel and abandon, and the match page.
 
 For each: what a signed-in person gets for the right method, what a signed-out one gets (the sign-in page,
 nothing changed), the wrong method (405), bad input (a 4xx or a message on the lobby, never a 500), and the
@@ -18,7 +18,7 @@ from django.test import Client
 from django.urls import reverse
 from factories import client_for, make_match, make_user
 
-from games.engines import SLUGS
+from games.engines import SLUGS, get_engine
 from games.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -111,6 +111,14 @@ def sent_to_sign_in(response: Any, url: str) -> bool:
 
 # ---------------------------------------------------------------------------------------------------------
 # the lobby
+
+
+def test_the_home_page_names_every_game_and_answers_only_get() -> None:
+    response = client_for().get("/")
+    assert response.status_code == 200
+    for slug in SLUGS:
+        assert get_engine(slug).name in page_text(response), slug
+    assert client_for(make_user()).post("/").status_code == 405
 
 
 def test_the_lobby_shows_signed_out_visitors_the_open_matches() -> None:
@@ -257,6 +265,36 @@ def test_the_creator_calls_a_match_off_and_is_told_so(action: str, seat: str, to
     assert response.redirect_chain == [(LOBBY, 302)]
     assert told in page_text(response)
     assert fresh(match).status == Match.Status.ABORTED
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the match page
+
+
+def test_the_match_page_of_a_waiting_public_match_offers_its_seat() -> None:
+    match = make_match(game="gomori", seats=["open"])
+    response = client_for(make_user()).get(f"/m/{match.pk}/")
+    assert response.status_code == 200 and f'action="/m/{match.pk}/join/"' in response.content.decode()
+    assert client_for().get(f"/m/{match.pk}/").status_code == 200
+
+
+def test_a_private_match_is_a_404_to_strangers_and_open_to_its_players_and_its_link() -> None:
+    creator = make_user()
+    match = make_match(creator=creator, game="gomori", seats=["invite"], is_public=False)
+    url = f"/m/{match.pk}/"
+    assert client_for(make_user()).get(url).status_code == 404
+    assert client_for().get(url).status_code == 404
+    assert client_for(make_user()).get(url, {"code": "wrong"}).status_code == 404
+    assert client_for(creator).get(url).status_code == 200
+    invited = client_for(make_user()).get(url, {"code": match.invite_code})
+    assert invited.status_code == 200 and f'action="/m/{match.pk}/join/"' in invited.content.decode()
+
+
+def test_the_match_page_of_no_match_is_a_404_and_it_answers_only_get() -> None:
+    assert client_for(make_user()).get("/m/999999/").status_code == 404
+    match = make_match(game="gomori", seats=["open"])
+    assert client_for(make_user()).get(f"/m/{match.pk}/", {"code": "x" * 10_000}).status_code == 200
+    assert client_for(make_user()).post(f"/m/{match.pk}/").status_code == 405
 
 
 # ---------------------------------------------------------------------------------------------------------
