@@ -6,7 +6,7 @@ legal action of every seat that may act applies without touching the state; near
 state survives a JSON round trip of dump/load; no view changes when only what its seat may not know changes;
 and the game ends within a bound. The rules of each game, its card counts and its own leak trackers stay in
 that game's test file; this file holds what every engine owes alike, so a fifth engine is covered the day it
-is registered (with its entry in HIDE and LEAKS, which a test below demands).
+is registered (with its entries in tests/hidden.py and LEAKS, which a test below demands).
 
 The view check changes the hidden cards of a state and compares views: it catches a view that shows the
 order of a stock, or another seat's unseen cards, wherever in the view. It cannot catch a view that repeats
@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 from engine_helpers import Check, random_game, refused, snapshot
+from hidden import SCRAMBLERS, scramble
 
 from games.engines import ENGINES, SLUGS, IllegalAction, get_engine
 
@@ -48,72 +49,6 @@ def cases() -> list[Any]:
     """(slug, players) for every registered game and every player count it supports."""
     return [pytest.param(slug, players, id=f"{slug}-{players}p")
             for slug in SLUGS for players in range(get_engine(slug).min_players, get_engine(slug).max_players + 1)]
-
-
-# ---------------------------------------------------------------------------------------------------------
-# what a seat may not know, per game: ways to change it in a dump
-# ---------------------------------------------------------------------------------------------------------
-# Each function takes a dump, the viewer (None: a spectator) and an rng, and changes in place only what that
-# viewer may not know: the order of undrawn cards (nobody has seen it) and the cards of other seats' hands
-# that the viewer has not been shown, swapped with undrawn ones. The viewer's view must not change.
-
-def _swap(a: list[Any], i: int, b: list[Any], j: int) -> None:
-    a[i], b[j] = b[j], a[i]
-
-
-def _hide_gomori(data: dict[str, Any], viewer: int | None, rng: random.Random) -> None:
-    # Each seat draws from its own pile of its own colour; nobody sees a pile, nor the other seat's hand.
-    for seat, (hand, pile) in enumerate(zip(data["hands"], data["piles"], strict=True)):
-        if seat != viewer and hand and pile:
-            _swap(hand, rng.randrange(len(hand)), pile, rng.randrange(len(pile)))
-        pile.reverse()
-
-
-def _hide_columbo(data: dict[str, Any], viewer: int | None, rng: random.Random) -> None:
-    # `known` holds, for each card in a hand, the seats that have seen its face (a bit each; PUBLIC for all):
-    # only a card whose mask lacks the viewer's bit is hidden from it, and its mask moves with the swap so
-    # the owner's knowledge stays where it was.
-    stock = data["stock"]
-    for seat, hand in enumerate(data["hands"]):
-        if seat == viewer or not stock:
-            continue
-        hidden = [k for k, card in enumerate(hand)
-                  if card is not None and not _columbo_knows(data["known"][card], viewer)]
-        if hidden:
-            k, j = rng.choice(hidden), rng.randrange(len(stock))
-            old, new = hand[k], stock[j]
-            hand[k], stock[j] = new, old
-            data["known"][new] = data["known"].pop(old)
-    stock.reverse()
-
-
-def _columbo_knows(mask: int, viewer: int | None) -> bool:
-    """Whether the viewer knows a card with this mask: a bit per seat (at most six), any higher bit is the
-    public one."""
-    return mask >= 1 << 6 or (viewer is not None and bool(mask & (1 << viewer)))
-
-
-def _hide_ruhd(data: dict[str, Any], viewer: int | None, rng: random.Random) -> None:
-    # The hand and the board are public; the deck and the set-aside tiles are known to nobody.
-    deck, aside = data["deck"], data["set_aside"]
-    if deck and aside:
-        _swap(deck, rng.randrange(len(deck)), aside, rng.randrange(len(aside)))
-    deck.reverse()
-
-
-def _hide_rummy(data: dict[str, Any], viewer: int | None, rng: random.Random) -> None:
-    # Another seat's hand shows as a count; a card it took from the discard pile is known to all, but the view
-    # draws that from the log, which this leaves alone, so any card of that hand may be swapped with the stock.
-    stock = data["stock"]
-    for seat, hand in enumerate(data["hands"]):
-        if seat != viewer and hand and stock:
-            _swap(hand, rng.randrange(len(hand)), stock, rng.randrange(len(stock)))
-    stock.reverse()
-
-
-HIDE: dict[str, Callable[[dict[str, Any], int | None, random.Random], None]] = {
-    "gomori": _hide_gomori, "columbo": _hide_columbo, "ruhd": _hide_ruhd, "rummy": _hide_rummy,
-}
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -206,8 +141,7 @@ def check_views(engine: Any, slug: str, state: Any, rng: random.Random) -> int:
         text = json.dumps(engine.view(state, viewer), sort_keys=True)
         if engine.is_over(state):
             continue  # once over, the hands are open to everyone
-        data = json.loads(before)
-        HIDE[slug](data, viewer, rng)
+        data = scramble(slug, json.loads(before), viewer, rng)
         altered += key(data) != before
         other = json.dumps(engine.view(engine.load(data), viewer), sort_keys=True)
         assert other == text, f"the view of {viewer} shows what it may not know"
@@ -390,8 +324,9 @@ def test_the_position_checks_catch_a_broken_engine(slug: str) -> None:
 
 
 def test_every_game_has_a_way_to_hide_and_a_leak_to_catch() -> None:
-    """A newly registered game must say what its seats may not know before the battery can check it."""
-    assert set(HIDE) == set(SLUGS) == set(LEAKS)
+    """A newly registered game must say what its seats may not know (tests/hidden.py) before the battery can
+    check it."""
+    assert set(SCRAMBLERS) == set(SLUGS) == set(LEAKS)
 
 
 # ---------------------------------------------------------------------------------------------------------
