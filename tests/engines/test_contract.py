@@ -14,7 +14,8 @@ a hidden card from the game's own record of what happened (a log line naming a p
 record is left alone; each game's own leak test (test_<game>.py) searches its views for such codes. Tests
 at the end run each check against an engine broken on purpose, so a check that stopped checking would show.
 
-The module also keeps to the standard library (ENGINES.md): no Django, nothing third-party.
+Last, the engine modules themselves: each keeps to the standard library (ENGINES.md), and the registry finds
+every one.
 """
 
 from __future__ import annotations
