@@ -109,7 +109,7 @@ class UserAdmin(DjangoUserAdmin):
         old_name = ""
         if change and "avatar" in form.changed_data:
             old = form.initial.get("avatar")
-            old_name = old.name if isinstance(old, FieldFile) else str(old or "")
+            old_name = (old.name or "") if isinstance(old, FieldFile) else str(old or "")
         super().save_model(request, obj, form, change)
         if old_name and old_name != obj.avatar.name:
             obj.avatar.storage.delete(old_name)

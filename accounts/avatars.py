@@ -134,7 +134,7 @@ def remove_avatar(user: User) -> None:
     """Go back to the generated picture and delete the uploaded file."""
     if not user.avatar:
         return
-    old_name = user.avatar.name
+    old_name = user.avatar.name or ""
     user.avatar = ""
     user.save(update_fields=["avatar"])
     _delete_after_commit(user, old_name)

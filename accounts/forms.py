@@ -112,7 +112,7 @@ class ProfileForm(forms.ModelForm):
         return upload
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         if cleaned.get("remove_avatar") and cleaned.get("avatar_upload"):
             raise forms.ValidationError("Choose a new picture or remove the current one, not both.")
         return cleaned

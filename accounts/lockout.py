@@ -25,5 +25,6 @@ class OwnFailuresResetHandler(AxesDatabaseHandler):
         username = get_client_username(request, credentials)
         if not username:
             return 0
-        count, _ = AccessAttempt.objects.filter(username=username, ip_address=request.axes_ip_address).delete()
+        address = getattr(request, "axes_ip_address", None)  # set by axes' middleware
+        count, _ = AccessAttempt.objects.filter(username=username, ip_address=address).delete()
         return count

@@ -17,7 +17,7 @@ from .models import User
 @receiver(post_delete, sender=User)
 def delete_avatar_file(sender: type[User], instance: User, **kwargs: Any) -> None:
     """A deleted account's uploaded picture goes too (after the deletion is committed)."""
-    if instance.avatar:
+    if instance.avatar and instance.avatar.name:
         storage, name = instance.avatar.storage, instance.avatar.name
         transaction.on_commit(lambda: storage.delete(name))
 

@@ -9,8 +9,8 @@ from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
-from django.utils.cache import get_conditional_response, patch_cache_control, quote_etag
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.cache import get_conditional_response, patch_cache_control
+from django.utils.http import quote_etag, url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_safe
 
 from games.history import profile_stats
@@ -65,8 +65,10 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 @require_http_methods(["POST"])
 def sounds(request: HttpRequest) -> HttpResponse:
     """Turn the table's sound cues on or off for this person (the match page's toggle posts here)."""
-    request.user.sounds = request.POST.get("on") == "1"
-    request.user.save(update_fields=["sounds"])
+    user = request.user
+    assert isinstance(user, User)  # login_required
+    user.sounds = request.POST.get("on") == "1"
+    user.save(update_fields=["sounds"])
     return HttpResponse(status=204)
 
 
@@ -75,6 +77,7 @@ def sounds(request: HttpRequest) -> HttpResponse:
 def profile_edit(request: HttpRequest) -> HttpResponse:
     """One's own display name, email and picture."""
     # A separate copy: a form that fails validation must not change the name shown in the page's header.
+    assert request.user.pk is not None  # login_required
     user = User.objects.get(pk=request.user.pk)
     if request.method == "POST":
         form = ProfileForm(request.POST, request.FILES, instance=user)

@@ -87,7 +87,7 @@ class ImportMatchForm(forms.Form):
     rated = forms.BooleanField(required=False, initial=False, label="Count it for the players' ratings")
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         upload = data.get("file")
         if upload is not None:
             if upload.size > MAX_IMPORT_BYTES:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 import unicodedata
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -104,5 +105,5 @@ def hide(messages: Any, *, by: Any) -> int:
     layer = get_channel_layer()
     for pk, match_id in rows:
         message = {"type": "match.chat_hidden", "id": match_id, "line": pk}
-        transaction.on_commit(lambda m=message: async_to_sync(layer.group_send)(match_group(m["id"]), m))
+        transaction.on_commit(partial(async_to_sync(layer.group_send), match_group(match_id), message))
     return len(rows)

@@ -67,7 +67,7 @@ class HistoryFilterForm(forms.Form):
             del self.fields["player"]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         start, end = data.get("date_from"), data.get("date_to")
         if start and end and start > end:
             raise forms.ValidationError("The first day comes after the last one.")
@@ -124,7 +124,8 @@ class CappedPaginator(Paginator):
     @cached_property
     def count(self) -> int:
         # No ORDER BY: any COUNT_CAP + 1 rows will do, and an ordered walk of the index costs more.
-        return self.object_list.order_by().values("pk")[:COUNT_CAP + 1].count()
+        rows: QuerySet[Any] = self.object_list  # type: ignore[assignment]  # the history pages a queryset
+        return rows.order_by().values("pk")[:COUNT_CAP + 1].count()
 
     @property
     def capped(self) -> bool:
@@ -355,7 +356,7 @@ def leaderboard_rows(rows: list[PlayerStats], viewer: Any) -> list[LeaderRow]:
     lines = []
     previous = False
     for rank, row in enumerate(rows, start=1):
-        provisional = bool(row.provisional)
+        provisional = is_provisional(row)
         me = viewer.is_authenticated and row.user_id == viewer.pk
         lines.append(LeaderRow(
             rank=rank, name=row.user.name, profile_url=profile(row.user.username), avatar_url=row.user.avatar_url,
@@ -501,5 +502,6 @@ def profile_stats(user: Any) -> dict[str, Any]:
             .values_list("game", "finished_at", "rating_after")
         )
         for game, finished_at, rating in history:
-            series[game].append((finished_at, rating))
+            if rating is not None:
+                series[game].append((finished_at, rating))
     return {"stats_lines": lines, "rating_chart": rating_chart(series), "stats_user": user}

@@ -18,6 +18,7 @@ from .engines import get_engine
 from .jinja import render_block
 from .models import Match, Move, Seat
 from .rendering import describe_result, match_meta, page_fragments, render_fragment, seat_names, table_context
+from .views import HtmxRequest
 
 OUTCOME_LABELS = {"won": "Won", "lost": "Lost", "drawn": "Draw", "solo": "Solo"}
 
@@ -33,7 +34,7 @@ def history_table(page: history.HistoryPage, viewer: Any) -> SafeString:
     }))
 
 
-def _history_response(request: HttpRequest, form: history.HistoryFilterForm, subject: Any, *,
+def _history_response(request: HtmxRequest, form: history.HistoryFilterForm, subject: Any, *,
                       fixed: bool = False, unknown_player: str = "") -> HttpResponse:
     """The history page, or only its results (the table and the page links) for an htmx request."""
     data = form.cleaned_data if form.is_bound else {}
@@ -57,7 +58,7 @@ def _history_response(request: HttpRequest, form: history.HistoryFilterForm, sub
 
 
 @require_GET
-def history_list(request: HttpRequest) -> HttpResponse:
+def history_list(request: HtmxRequest) -> HttpResponse:
     """Every finished match the visitor may see, newest first, with filters."""
     form = history.HistoryFilterForm(request.GET or None)
     form.is_valid()
@@ -72,7 +73,7 @@ def history_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def player_history(request: HttpRequest, username: str) -> HttpResponse:
+def player_history(request: HtmxRequest, username: str) -> HttpResponse:
     """One player's finished matches (their private ones only to the players of each)."""
     subject = get_object_or_404(get_user_model(), username=username)
     form = history.HistoryFilterForm(request.GET or None, fixed_player=True)
@@ -116,7 +117,7 @@ def _viewer_seat(seats: list[Seat], user: Any) -> Seat | None:
 
 
 @require_GET
-def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
+def replay_page(request: HtmxRequest, match_id: int) -> HttpResponse:
     """Step through a match move by move, the table drawn from the engine replayed to that move.
 
     Once a match is finished nothing is secret any more: every seat's view can be shown side by side.

@@ -41,7 +41,7 @@ class Missing(jinja2.ChainableUndefined, jinja2.StrictUndefined):
 
     __slots__ = ()
 
-    def __bool__(self) -> bool:
+    def __bool__(self) -> bool:  # type: ignore[override]  # StrictUndefined raises here; a missing key is false
         return False
 
 
@@ -159,7 +159,7 @@ def fragments_environment() -> Environment:
     if _environment is None:
         from django.template import engines
 
-        _environment = engines["jinja2"].env
+        _environment = engines["jinja2"].env  # type: ignore[attr-defined]  # the Jinja2 backend has .env
     return _environment
 
 

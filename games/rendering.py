@@ -369,7 +369,8 @@ class SocketPage:
             "log" in fragments and self.log_shown is not None and 0 < self.log_shown <= total
             and total - self.log_shown <= min(LOG_TAIL, len((view or {}).get("log") or [])) and same_names
         )
-        context = table_context(meta, view, seat, ui, error=error, log_from=self.log_shown if new_entries else 0)
+        log_from = self.log_shown if new_entries and self.log_shown is not None else 0
+        context = table_context(meta, view, seat, ui, error=error, log_from=log_from)
         shared = {} if shared is None else shared
         public_board = not ui and view is not None and kit(meta["game"]).board_is_public
         parts = []
@@ -391,10 +392,10 @@ class SocketPage:
             self.drawn_from[name] = source
             who = "public" if name == "board" and public_board else (seat, repr(sorted(ui.items())), error)
             key = (name, who, log_count(view) if name == "log" else None)
-            html = shared.get(key)
-            if html is None:
-                html = shared[key] = render_fragment(name, context)
-            parts.append(html)
+            drawn = shared.get(key)
+            if drawn is None:
+                drawn = shared[key] = render_fragment(name, context)
+            parts.append(drawn)
         return "".join(parts)
 
 

@@ -19,6 +19,7 @@ from django.utils.dateparse import parse_datetime
 from . import services
 from .catalog import GAMES
 from .engines import IllegalAction, get_engine
+from .engines.base import is_int
 from .models import Match, Move, Seat
 
 EXPORT_FORMAT = "cardclub-match"
@@ -106,10 +107,6 @@ def export_data(match: Match, seats: Sequence[Seat], moves: Sequence[Move]) -> d
 # Import
 
 
-def _int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _check_header(data: Any) -> tuple[str, int, int, dict[str, Any]]:
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise ReplayError(f'This is not a Card Club match file (its "format" must be "{EXPORT_FORMAT}").')
@@ -120,11 +117,11 @@ def _check_header(data: Any) -> tuple[str, int, int, dict[str, Any]]:
         raise ReplayError(f"Unknown game {game!r}: the games are {', '.join(GAMES)}.")
     engine = get_engine(game)
     players, seed, options = data.get("players"), data.get("seed"), data.get("options") or {}
-    if not _int(players) or not engine.min_players <= players <= engine.max_players:
+    if not is_int(players) or not engine.min_players <= players <= engine.max_players:
         if engine.min_players == engine.max_players:
             raise ReplayError(f"{engine.name} is for exactly {engine.min_players} players.")
         raise ReplayError(f"{engine.name} is for {engine.min_players} to {engine.max_players} players.")
-    if not _int(seed):
+    if not is_int(seed):
         raise ReplayError("The seed must be a whole number.")
     if not isinstance(options, dict):
         raise ReplayError("The options must be an object.")
@@ -158,7 +155,7 @@ def _check_actions(data: dict[str, Any], players: int) -> list[tuple[int, Any]]:
         raise ReplayError(f'"actions" must be a list of at most {MAX_IMPORT_ACTIONS} moves.')
     checked = []
     for number, entry in enumerate(actions, start=1):
-        if not isinstance(entry, dict) or not _int(entry.get("seat")) or not 0 <= entry["seat"] < players:
+        if not isinstance(entry, dict) or not is_int(entry.get("seat")) or not 0 <= entry["seat"] < players:
             raise ReplayError(f"Move {number} needs the seat (0 to {players - 1}) that made it.")
         if entry.get("number", number) != number:
             raise ReplayError(f"The moves must be numbered 1, 2, 3, … in order (move {number} is not).")
@@ -199,7 +196,7 @@ def import_match(data: Any, *, creator: Any, rated: bool = False) -> Match:
             "winners" in recorded and sorted(recorded["winners"]) != sorted(outcome["winners"])
         ):
             raise ReplayError("The actions replay to a different result from the one in the file.")
-    elif recorded.get("reason") in ("resign", "abandon") and _int(loser) and 0 <= loser < players:
+    elif recorded.get("reason") in ("resign", "abandon") and is_int(loser) and 0 <= loser < players:
         outcome = None
     else:
         raise ReplayError("The actions don't finish the game, and the file records no resignation.")

@@ -26,7 +26,8 @@ def _with_seat_list(matches: QuerySet[Match]) -> QuerySet[Match]:
     """Seats and players as a plain list, match.seat_list: the lists read them for every match, and each
     match.seats.all() on a prefetched manager clones a queryset."""
     seats = Seat.objects.select_related("user").order_by("index")
-    return matches.prefetch_related(Prefetch("seats", queryset=seats, to_attr="seat_list"))
+    # The attribute is declared on Match (for the code that reads it), which the stubs' plugin sees as a redefinition.
+    return matches.prefetch_related(Prefetch("seats", queryset=seats, to_attr="seat_list"))  # type: ignore[no-redef]
 
 
 # The lobby's lists show a match's game, status, players and links: its state, the largest JSON of the row

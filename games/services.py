@@ -20,6 +20,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 import orjson
@@ -768,7 +769,7 @@ def _write_moves(changes: list[Change], now: datetime) -> None:
         return
     ops = connection.ops
     match_fields = {f.name: f for f in Match._meta.concrete_fields}
-    sets = ", ".join(f"{ops.quote_name(match_fields[name].column)} = %s" for name in _MOVE_COLUMNS)
+    sets = ", ".join(f"{ops.quote_name(match_fields[name].column or name)} = %s" for name in _MOVE_COLUMNS)
     update = f"UPDATE {ops.quote_name(Match._meta.db_table)} SET {sets} WHERE id = %s AND version = %s"
     insert = (f"INSERT INTO {ops.quote_name(Move._meta.db_table)} (match_id, number, seat, action, note, created_at) "
               "VALUES (%s, %s, %s, %s, %s, %s)")
@@ -935,7 +936,7 @@ def run_change(match_id: int, decide: Callable[[Snapshot], Change | None], attem
             return snap
         commit([change])
         if change.written:
-            transaction.on_commit(lambda after=change.after, before=snap: publish(after, before))
+            transaction.on_commit(partial(publish, change.after, snap))
             return change.after
     raise ServiceError("The match is too busy right now: try again.")
 
@@ -1193,4 +1194,4 @@ def player_changed(*, user_id: int) -> None:
     player = Player.of(get_user_model().objects.get(pk=user_id))
     for match_id in ids:
         message = {"type": "match.player", "id": match_id, "player": orjson.dumps(player).decode()}
-        transaction.on_commit(lambda m=message: async_to_sync(layer.group_send)(match_group(m["id"]), m))
+        transaction.on_commit(partial(async_to_sync(layer.group_send), match_group(match_id), message))

@@ -98,6 +98,7 @@ class MatchFacts:
 def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> MatchFacts:
     """The facts of a finished match; `moves` loads its (seat, action) list only if the game needs it."""
     result = match.result or {}
+    assert match.finished_at is not None, "only a finished match has facts"
     facts = MatchFacts(
         match_id=match.pk,
         game=match.game,
@@ -112,8 +113,8 @@ def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> Match
             SeatFacts(
                 index=seat.index,
                 user_id=seat.user_id,
-                is_bot=seat.user.is_bot,
-                bot_level=seat.user.bot_level,
+                is_bot=seat.user.is_bot,  # type: ignore[union-attr]  # only occupied seats are passed
+                bot_level=seat.user.bot_level,  # type: ignore[union-attr]
                 score=seat.final_score,
                 place=seat.place,
             )
@@ -275,6 +276,7 @@ def _move_loader(match_id: int) -> MoveLoader:
 
 def listing_for(match: Match, seats: Iterable[Seat]) -> FinishedMatch:
     """The site-wide history's row of a finished match."""
+    assert match.finished_at is not None, "only a finished match is listed"
     return FinishedMatch(
         match_id=match.pk,
         game=match.game,
@@ -327,7 +329,9 @@ def _with_seats_and_moves(matches: QuerySet[Match]) -> QuerySet[Match]:
     occupied = Seat.objects.filter(user__isnull=False).select_related("user").order_by("index")
     needs_moves = [slug for slug, game in GAMES.items() if game.stats_needs_moves]
     replayed = Move.objects.filter(match__game__in=needs_moves).only("match_id", "seat", "action").order_by("number")
-    return matches.prefetch_related(
+    # The attributes are declared on Match (for the code that reads them), which the stubs' plugin sees as
+    # redefinitions.
+    return matches.prefetch_related(  # type: ignore[no-redef]
         Prefetch("seats", queryset=occupied, to_attr="occupied"),
         # Only the replayed games' moves come back: one query per batch of matches.
         Prefetch("moves", queryset=replayed, to_attr="replay_moves"),

@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.middleware import HtmxDetails
 
 from . import selectors, services
 from .catalog import GAMES
@@ -22,8 +23,14 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "games/home.html", {"games": GAMES.values()})
 
 
+class HtmxRequest(HttpRequest):
+    """A request as django-htmx's middleware leaves it: `request.htmx` says whether htmx sent it, and how."""
+
+    htmx: HtmxDetails
+
+
 @require_GET
-def lobby(request: HttpRequest) -> HttpResponse:
+def lobby(request: HtmxRequest) -> HttpResponse:
     if request.htmx:
         return render(request, "games/lobby.html#lists", selectors.lobby_lists(request.user))
     return render(request, "games/lobby.html", {"forms": all_forms(), **selectors.lobby_lists(request.user)})

@@ -75,7 +75,7 @@ def random_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
         for action in legal:
             target = tuple(action["king_target"]) if "king_target" in action else None
             _, gain, _ = play_on_board(board, action["card"], (action["at"][0], action["at"][1]),
-                                       target)  # type: ignore[arg-type]
+                                       target)
             if gain:
                 gains.append((gain, rng.random(), action))
         if gains:
@@ -133,7 +133,7 @@ def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[
     for action in legal:
         target = tuple(action["king_target"]) if "king_target" in action else None
         _, gain, stacked = play_on_board(board, action["card"], (action["at"][0], action["at"][1]),
-                                         target)  # type: ignore[arg-type]
+                                         target)
         score = 2 * gain + (1 if stacked else 0)
         if score > best_score:
             best, best_score = [(action, gain, stacked)], score
@@ -175,11 +175,12 @@ def _spots(board: Board, area: tuple[int, int, int, int]) -> list[tuple[Cell, st
     """
     r0, r1, c0, c1 = area
     lines: set[tuple[Cell, ...]] = set()
-    for cell, entry in board.items():
-        if entry[2]:
+    for cell, (_, _, face_up) in board.items():
+        if face_up:
             lines.update(_lines_through(cell))
     found: list[tuple[Cell, str, int, str]] = []
     get = board.get
+    entry: tuple[str, int, bool] | None
     for line in lines:
         suit = ""
         count = 0
@@ -353,7 +354,7 @@ class _Search:
                         score = (gain, self.evaluate(new, kept[card]) - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
                     else:
                         # the card now lies on `cell`: a line whose 4th cell it is must fit on it
-                        placed = (card, 1, True)
+                        placed: tuple[str, int, bool] | None = (card, 1, True)
                         threat = 0.0
                         for x, s, value, kind in opp_spots:
                             if x == cell:
@@ -482,7 +483,7 @@ def _search_reason(board: Board, action: Action) -> str:
     """
     target = tuple(action["king_target"]) if "king_target" in action else None
     _, now, stacked = play_on_board(board, action["card"], (action["at"][0], action["at"][1]),
-                                    target)  # type: ignore[arg-type]
+                                    target)
     if now:
         return f"gathers {now} cards with {_describe(action)}"
     if stacked:

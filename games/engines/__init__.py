@@ -4,26 +4,26 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Mapping
-from typing import Any
 
-from .base import IllegalAction
+from .base import Engine, IllegalAction
 
 __all__ = ["ENGINES", "SLUGS", "IllegalAction", "get_engine"]
 
 SLUGS: tuple[str, ...] = ("gomori", "columbo", "ruhd", "rummy")
 
 
-def get_engine(slug: str) -> Any:
+def get_engine(slug: str) -> Engine:
     """The ENGINE object of a game; KeyError for an unknown slug."""
     if slug not in SLUGS:
         raise KeyError(slug)
-    return importlib.import_module(f"{__name__}.{slug}").ENGINE
+    engine: Engine = importlib.import_module(f"{__name__}.{slug}").ENGINE
+    return engine
 
 
-class _Engines(Mapping[str, Any]):
+class _Engines(Mapping[str, Engine]):
     """slug -> engine, importing each engine module only when it is first asked for."""
 
-    def __getitem__(self, slug: str) -> Any:
+    def __getitem__(self, slug: str) -> Engine:
         return get_engine(slug)
 
     def __iter__(self) -> Iterator[str]:
@@ -33,4 +33,4 @@ class _Engines(Mapping[str, Any]):
         return len(SLUGS)
 
 
-ENGINES: Mapping[str, Any] = _Engines()
+ENGINES: Mapping[str, Engine] = _Engines()

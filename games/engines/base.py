@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS: tuple[str, ...] = ("C", "D", "H", "S")
@@ -23,6 +23,11 @@ Cell = tuple[int, int]
 
 class IllegalAction(ValueError):
     """An action the rules do not allow here; the message is a sentence a player can read."""
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    """A JSON integer (not a bool, which Python counts as one)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def rank_of(card: str) -> str:

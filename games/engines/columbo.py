@@ -8,11 +8,23 @@ seen its face), so a card's face stays known to a seat wherever everyone saw the
 
 from __future__ import annotations
 
+import copy
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .base import RANKS, Action, IllegalAction, View, card_name, check_fields, is_card_code, standard_deck
+from .base import (
+    RANKS,
+    Action,
+    IllegalAction,
+    View,
+    card_name,
+    check_fields,
+    is_card_code,
+    is_int,
+    standard_deck,
+)
 
 MIN_PLAYERS = 1
 MAX_PLAYERS = 6
@@ -61,7 +73,7 @@ def card_points(card: str) -> int:
     return POINTS[card]
 
 
-def hand_points(hand: list[str | None]) -> int:
+def hand_points(hand: Sequence[str | None]) -> int:
     """The points of the cards in a hand (empty slots count nothing)."""
     return sum(POINTS[c] for c in hand if c is not None)
 
@@ -152,14 +164,9 @@ def _copy(st: State) -> State:
     )
 
 
-def _int(value: object) -> bool:
-    """A JSON integer (not a bool)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _parse_pos(value: object, field: str) -> Pos:
     """A [seat, slot] pair from JSON."""
-    if not isinstance(value, list) or len(value) != 2 or not all(_int(v) for v in value):
+    if not isinstance(value, list) or len(value) != 2 or not all(is_int(v) for v in value):
         raise IllegalAction(f"The field '{field}' must be a card on the table: [seat, slot].")
     return value[0], value[1]
 
@@ -180,9 +187,9 @@ class ColumboEngine:
     def new_game(self, players: int, *, seed: int, options: dict[str, Any] | None = None,
                  deal: dict[str, Any] | None = None) -> State:
         """A match: round 1 dealt (from `deal` or shuffled with Random(seed)), everyone about to peek."""
-        if not _int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        if not is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise IllegalAction(f"Columbo is for {MIN_PLAYERS} to {MAX_PLAYERS} players.")
-        if not _int(seed):
+        if not is_int(seed):
             raise IllegalAction("The seed must be an integer.")
         opts = self._check_options(options)
         if deal is None:
@@ -210,7 +217,7 @@ class ColumboEngine:
             if key not in self.default_options:
                 raise IllegalAction(f"Unknown option '{key}'.")
         opts = {**self.default_options, **options}
-        if not _int(opts["rounds"]) or not 1 <= opts["rounds"] <= MAX_ROUNDS:
+        if not is_int(opts["rounds"]) or not 1 <= opts["rounds"] <= MAX_ROUNDS:
             raise IllegalAction(f"The number of rounds must be between 1 and {MAX_ROUNDS}.")
         if opts["action_trigger"] not in TRIGGERS:
             raise IllegalAction("The action trigger must be 'drawn_discard' or 'any_discard'.")
@@ -289,7 +296,7 @@ class ColumboEngine:
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Every legal action of the seat right now (peeks, the turn, its card action, its slaps)."""
-        if not _int(seat) or not 0 <= seat < state.players:
+        if not is_int(seat) or not 0 <= seat < state.players:
             return []
         if state.phase == "peek":
             if state.peeked[seat] is not None:
@@ -348,7 +355,7 @@ class ColumboEngine:
 
     def apply(self, state: State, seat: int, action: Action) -> State:
         """The state after the seat's action; IllegalAction (input untouched) if the rules refuse it."""
-        if not _int(seat) or not 0 <= seat < state.players:
+        if not is_int(seat) or not 0 <= seat < state.players:
             raise IllegalAction(f"There is no seat {seat!r} in this game.")
         if not isinstance(action, dict):
             raise IllegalAction("An action must be an object with a type.")
@@ -360,7 +367,7 @@ class ColumboEngine:
             if state.phase == "over":
                 raise IllegalAction("The game is over.")
             if state.phase == "peek" and kind != "peek":
-                check_fields(action, *self._FIELDS[kind])
+                check_fields(action, *self._FIELDS[str(kind)])
                 raise IllegalAction("Everyone must peek at two cards before play starts.")
         st = _copy(state)
         st.last = None
@@ -387,7 +394,7 @@ class ColumboEngine:
             raise IllegalAction("The peek is over: you may only look at your cards through a card action.")
         if st.peeked[seat] is not None:
             raise IllegalAction("You have already peeked at two cards this round.")
-        if len(slots) != PEEKS or not all(_int(k) for k in slots):
+        if len(slots) != PEEKS or not all(is_int(k) for k in slots):
             raise IllegalAction("Peek at exactly two of your cards: give two slot numbers.")
         a, b = sorted(slots)
         if a == b:
@@ -849,7 +856,7 @@ class ColumboEngine:
 
     def view(self, state: State, seat: int | None) -> View:
         """Everything the seat may know (None: a spectator), JSON-ready."""
-        if seat is not None and (not _int(seat) or not 0 <= seat < state.players):
+        if seat is not None and (not is_int(seat) or not 0 <= seat < state.players):
             raise IllegalAction(f"There is no seat {seat!r} in this game.")
         st = state
         n = st.players
@@ -858,7 +865,7 @@ class ColumboEngine:
         everyone = list(range(n))
         hands = []
         for s, hand in enumerate(st.hands):
-            slots = []
+            slots: list[dict[str, Any]] = []
             for c in hand:
                 if c is None:
                     slots.append({"card": None, "empty": True, "seen_by": []})
@@ -867,7 +874,7 @@ class ColumboEngine:
                 seen = everyone if mask & PUBLIC else [v for v in everyone if mask & (1 << v)]
                 slots.append({"card": c if self._knows(mask, seat) else None, "empty": False, "seen_by": seen})
             hands.append({"seat": s, "slots": slots, "cards": sum(c is not None for c in hand),
-                          "peeked": st.peeked[s], "tapped": st.tapper == s})
+                          "peeked": None if st.peeked[s] is None else list(st.peeked[s]), "tapped": st.tapper == s})
         drawn = None
         if st.drawn is not None:
             drawn = {"seat": st.current, "from": st.drawn_from,
@@ -883,18 +890,20 @@ class ColumboEngine:
         action = None
         if act is not None:
             action = {"seat": act["seat"], "card": act["card"], "kind": act["kind"], "stage": act["stage"],
-                      "looked": act["looked"]}
+                      "looked": None if act["looked"] is None else list(act["looked"])}
         last = None
         if st.last is not None:
-            last = dict(st.last["public"])
+            # A deep copy: a caller that edits its view (a presenter) must not edit the game behind it.
+            last = copy.deepcopy(st.last["public"])
             if key is not None and key in st.last["private"]:
-                last.update(st.last["private"][key])
+                last.update(copy.deepcopy(st.last["private"][key]))
         log = [{"seat": e[0], "text": e[2][key] if e[2] is not None and key in e[2] else e[1]} for e in st.log]
         own_points = None
         if seat is not None:
-            known_cards = [c for c in st.hands[seat] if c is not None and self._knows(st.known[c], seat)]
+            known_cards: list[str | None] = [c for c in st.hands[seat]
+                                             if c is not None and self._knows(st.known[c], seat)]
             own_points = {"known": hand_points(known_cards), "known_cards": len(known_cards),
-                          "unknown_cards": hands[seat]["cards"] - len(known_cards)}
+                          "unknown_cards": sum(c is not None for c in st.hands[seat]) - len(known_cards)}
         solo = None
         if n == 1:
             solo = {"turns": st.turns, "seconds": st.seconds, "score": st.solo,

@@ -807,7 +807,7 @@ class RummyEngine:
         elif not state.stock:
             raise IllegalAction("The stock is empty.")
         new = _copy(state)
-        turn = {"seat": seat, "turn": new.turns[seat], "actions": [], "ended": False}
+        turn: dict[str, Any] = {"seat": seat, "turn": new.turns[seat], "actions": [], "ended": False}
         new.last = turn
         if source == "discard":
             card = new.discard.pop()

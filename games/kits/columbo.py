@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from ..stats import MatchFacts, MoveLoader
 
 
-def _cb_hand(seat: int, name: str, cards: list[str | None], *, me: bool = False, shown: tuple[int, ...] = (),
+def _cb_hand(seat: int, name: str, cards: Sequence[str | None], *, me: bool = False, shown: tuple[int, ...] = (),
              marks: dict[int, str] | None = None, tapped: bool = False) -> dict[str, Any]:
     """A grid: None is an empty slot; `shown` the slots drawn face-up; `marks` what happened to a slot."""
     marks = marks or {}

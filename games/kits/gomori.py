@@ -41,17 +41,18 @@ def _gomori_rows(state: Any, selected: str | None = None, keep: set[Cell] | None
 
 
 def _targets(rows: list[list[dict[str, Any]]]) -> list[Cell]:
-    return [tuple(cell["at"]) for row in rows for cell in row if "target" in cell["classes"].split()]  # type: ignore[misc]
+    return [(cell["at"][0], cell["at"][1]) for row in rows for cell in row if "target" in cell["classes"].split()]
 
 
 def _gomori_play(field: dict[Cell, tuple[list[str], bool]], hand: list[str], action: dict[str, Any]) -> dict[str, Any]:
     """One play: the field before (its cell highlighted) and after (played, turned and gathered cells marked)."""
     before = _gomori_state(field, hand)
     after = GOMORI.apply(before, 0, {"type": "play", **action})
+    assert after.last is not None
     last = after.last["plays"][-1]
     return {
         "card": card(action["card"]),
-        "before": _gomori_rows(before, action["card"], {tuple(action["at"])}),  # type: ignore[arg-type]
+        "before": _gomori_rows(before, action["card"], {(action["at"][0], action["at"][1])}),
         "after": _gomori_rows(after),
         "gathered": [card(code) for code in last["gathered"]],
         "flipped": [card_name(f["card"]) for f in last["flipped"]],

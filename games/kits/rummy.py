@@ -21,7 +21,7 @@ def _pack(cards: list[str], *, added: str | None = None) -> dict[str, Any]:
     return {
         "title": describe_pack(pack.kind, pack.cards, pack.low),
         "value": pack.value,
-        "cards": [{**card(code), "caption": captions.get(at, ""), "added": code == added}  # type: ignore[dict-item]
+        "cards": [{**card(code), "caption": captions.get(at, ""), "added": code == added}
                   for at, code in enumerate(pack.cards)],
     }
 

@@ -7,7 +7,7 @@ Nothing here decides a rule: what may be played comes from view["legal"].
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, overload
 
 from ..engines.base import RED_SUITS, SUIT_SYMBOLS, card_name, rank_of, suit_of
 
@@ -23,6 +23,12 @@ def spoken_name(code: str) -> str:
     return f"{_RANK_WORDS.get(rank, rank)} of {_SUIT_WORDS[suit_of(code)]}"
 
 
+@overload
+def card(code: str) -> dict[str, Any]: ...
+@overload
+def card(code: None) -> None: ...
+@overload
+def card(code: str | None) -> dict[str, Any] | None: ...
 def card(code: str | None) -> dict[str, Any] | None:
     """A card ready for the card template: rank, suit symbol, colour class, accessible name."""
     if code is None:

@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 
 from ..bots.columbo import COURTESY_SECONDS, SLAP_GRACE_SECONDS
-from ..engines.base import card_name, rank_of
+from ..engines.base import card_name, is_int, rank_of
 from ..engines.columbo import TAP_LIMIT, TAP_PENALTY, card_points, slot_name
 from . import card, send, send_ui
 
@@ -39,13 +39,9 @@ ACTION_OTHERS = {
 }
 
 
-def _int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _pos(value: Any) -> tuple[int, int] | None:
     """A [seat, slot] pair from a UI selection."""
-    if isinstance(value, list | tuple) and len(value) == 2 and all(_int(v) for v in value):
+    if isinstance(value, list | tuple) and len(value) == 2 and all(is_int(v) for v in value):
         return (value[0], value[1])
     return None
 
@@ -73,7 +69,7 @@ def clean_ui(view: dict[str, Any], seat: int | None, raw: dict[str, Any]) -> dic
     if raw.get("known") is True:
         out["known"] = True
     peek = raw.get("peek")
-    if _int(peek) and any(a["type"] == "peek" and peek in a["slots"] for a in legal):
+    if is_int(peek) and any(a["type"] == "peek" and peek in a["slots"] for a in legal):
         out["peek"] = peek
     pick = _pos(raw.get("pick"))
     if pick is not None and any(a["type"] == "exchange" and list(pick) in (a["a"], a["b"]) for a in legal):
@@ -260,7 +256,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     # The prompt in the status line (shown on the seat's turn).
     tap_pending = view.get("tap") is None and any(a["type"] == "tap" for a in t.legal)
     prompt = _prompt(view, seat, t.words, t.peek_first, t.drawn_name, t.top, bool(draw_discard), tap_pending)
-    if prompt and window_info and window_info["can"]:
+    if prompt and window_info and window_info["can"] and t.top is not None:
         prompt = f"Slap now: the {card_name(t.top)} is on the discard pile. Or: {prompt[0].lower()}{prompt[1:]}"
     known = bool(ui.get("known"))
     return {

@@ -33,7 +33,7 @@ def clean_ui(view: dict[str, Any], seat: int | None, raw: dict[str, Any]) -> dic
 def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
     legal = view.get("legal") or []
     version = None  # the board's form carries the version the page shows (templates/jinja2/games/tables/gomori.html)
-    selected = ui.get("card")
+    selected: str | None = ui.get("card")
     king_at = tuple(ui["at"]) if ui.get("at") else None
     stacks = {tuple(f["at"]): f for f in view["field"]}
 
@@ -76,7 +76,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
             if entry["playable"]:
                 entry["focus_next"] = True
                 break
-    if king_at is not None:
+    if king_at is not None and selected:
         prompt = (f"Choose a highlighted face-up card for the {card_name(selected)} to turn face-down "
                   "(a card of its own stack counts too).")
     elif selected:

@@ -43,6 +43,7 @@ def _mark(colour: str, cx: float, cy: float) -> SafeString:
     """The colour's shape centred on (cx, cy): green a circle, yellow a triangle, blue a square, red a diamond."""
     if colour == "G":
         return format_html('<circle class="mark" cx="{}" cy="{}" r="6"/>', cx, cy)
+    shape: tuple[tuple[float, float], ...]
     if colour == "Y":
         shape = ((0, -7.5), (7.5, 5.5), (-7.5, 5.5))
     elif colour == "B":
@@ -240,7 +241,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     recent_at = tuple(recent["at"]) if recent else None
     takeable = {(t["at"][0], t["at"][1]): t["tile"] for t in view.get("takeable") or []}
     selected_sides = facing(tiles[selected], rotation) if selected and selected in tiles else None
-    ghost = drawn(selected, selected_sides, decorative=True) if placing and selected_sides else None
+    ghost = drawn(selected, selected_sides, decorative=True) if placing and selected and selected_sides else None
 
     # The grid: the board and one cell around it (every legal cell is next to a tile), so it never jumps while
     # the game goes on; the final board has no margin.
@@ -324,7 +325,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         hand_tiles[0]["focus_next"] = True  # placed: the focus moves on to the tiles to cover with
 
     turner = None
-    if placing and selected_sides:
+    if placing and selected and selected_sides:
         turner = {
             "tile": drawn(selected, selected_sides),
             "id": selected,

@@ -16,7 +16,7 @@ from collections import Counter
 from itertools import permutations
 from typing import Any
 
-from ..engines.base import SUIT_NAMES, IllegalAction, card_name
+from ..engines.base import SUIT_NAMES, IllegalAction, card_name, is_int
 from ..engines.rummy import (
     JOKER_SUITS,
     MAX_RUN,
@@ -150,10 +150,6 @@ def _meld_key(packs: list[list[str]]) -> tuple[tuple[str, ...], ...]:
 # ---------------------------------------------------------------------------------------------------------
 
 
-def _int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _codes(value: Any, limit: int) -> list[str] | None:
     if not isinstance(value, list) or len(value) > limit or not all(is_code(c) for c in value):
         return None
@@ -199,7 +195,7 @@ def materialise(hand: list[str], raw: dict[str, Any]) -> dict[str, Any]:
     raw_selected = raw.get("selected")
     selected = set()
     if isinstance(raw_selected, list) and len(raw_selected) <= MAX_HAND:
-        selected = {moved[i] for i in raw_selected if _int(i) and i in moved}
+        selected = {moved[i] for i in raw_selected if is_int(i) and i in moved}
     state = {"sort": sort, "order": order, "selected": sorted(selected), "building": building}
     _resort(state)
     return state
@@ -242,13 +238,13 @@ def apply_op(state: dict[str, Any], raw: dict[str, Any]) -> None:
     op = raw.get("op")
     order, selected, building = state["order"], state["selected"], state["building"]
     at = raw.get("at")
-    if op == "select" and _int(at) and 0 <= at < len(order):
+    if op == "select" and is_int(at) and 0 <= at < len(order):
         state["selected"] = sorted(set(selected) ^ {at})
     elif op == "clear":
         state["selected"] = []
     elif op == "shift" and raw.get("by") in (-1, 1):
         _shift(state, raw["by"])
-    elif op == "move" and _int(raw.get("from")) and _int(raw.get("to")):
+    elif op == "move" and is_int(raw.get("from")) and is_int(raw.get("to")):
         _move(state, raw["from"], raw["to"])
     elif op == "sort" and raw.get("by") in ("suit", "rank"):
         state["sort"] = raw["by"]
@@ -261,16 +257,16 @@ def apply_op(state: dict[str, Any], raw: dict[str, Any]) -> None:
             chosen = set(selected)
             state["order"] = [c for i, c in enumerate(order) if i not in chosen]
             state["selected"] = []
-    elif op == "unmake" and _int(at) and 0 <= at < len(building):
+    elif op == "unmake" and is_int(at) and 0 <= at < len(building):
         _take_back(state, [at])
     elif op == "reset":
         state["selected"] = []
         _take_back(state, list(range(len(building))))
-    elif op == "flip" and _int(at) and 0 <= at < len(building):
-        options = [cards for cards, _ in arrangements(building[at])]
-        if len(options) > 1:
-            now = options.index(building[at]) if building[at] in options else -1
-            building[at] = options[(now + 1) % len(options)]
+    elif op == "flip" and is_int(at) and 0 <= at < len(building):
+        layouts = [cards for cards, _ in arrangements(building[at])]
+        if len(layouts) > 1:
+            now = layouts.index(building[at]) if building[at] in layouts else -1
+            building[at] = layouts[(now + 1) % len(layouts)]
 
 
 def _playing(view: dict[str, Any], seat: int | None) -> bool:
@@ -490,7 +486,7 @@ def _building(view: dict[str, Any], seat: int | None, state: dict[str, Any], my_
     minimum = 0 if laid else view["options"]["min_first_meld"]
     if not building:
         return None
-    packs = []
+    packs: list[dict[str, Any]] = []
     for index, cards in enumerate(building):
         options = arrangements(cards)
         value = next((v for c, v in options if c == cards), 0)

@@ -203,13 +203,7 @@ def test_random_games_keep_the_contract(slug: str, players: int, seed: int) -> N
     assert altered > 0
 
 
-# Columbo's view copies `last` one level deep (games/engines/columbo.py, view: `dict(st.last["public"])`
-# updated with the seat's private part), so the list of peeked cards in a view is the state's own list.
-# Strict: the day the view copies deeply this fails, and the mark goes.
-VIEW_SHARES_STATE = pytest.mark.xfail(strict=True, reason="columbo's view shares last['private'] lists")
-
-
-@pytest.mark.parametrize("slug", [pytest.param(s, marks=VIEW_SHARES_STATE) if s == "columbo" else s for s in SLUGS])
+@pytest.mark.parametrize("slug", SLUGS)
 def test_views_are_copies(slug: str) -> None:
     """A caller that edits a view (a presenter sorting a hand, say) must not edit the game behind it."""
     engine = get_engine(slug)
