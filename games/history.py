@@ -1,4 +1,5 @@
-"""Reads for the history pages, the leaderboard and the profile's statistics. No state changes here.
+"""What the history pages, the leaderboard and the profile's statistics show, as plain data (their reads are in
+games.selectors, the rating chart's geometry in games.charts).
 
 Every page costs a constant number of queries: a capped count, the page's rows, and one prefetch of
 their seats and players. A player's history is one index range of PlayerResult (user, finished_at);
@@ -22,56 +23,22 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from django import forms
-from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
-from django.db.models import BooleanField, Case, Prefetch, Q, QuerySet, Value, When, prefetch_related_objects
-from django.db.models.functions import Lower
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 from django.utils.dates import MONTHS_3
 from django.utils.functional import cached_property
 
+from . import selectors
 from .catalog import GAMES
+from .charts import rating_chart
 from .links import Link
-from .models import FinishedMatch, Match, PlayerResult, PlayerStats, Seat
+from .models import Match, PlayerResult, PlayerStats, Seat
+from .selectors import LEADERBOARD_MIN_MATCHES, PROVISIONAL_DEVIATION
 
 PAGE_SIZE = 50
 # The history counts at most this many matches (100 pages); see the module's docstring.
 COUNT_CAP = 5000
-LEADERBOARD_SIZE = 100
-# A rating is provisional (shown with a "?", as lichess does) until it rests on this many rated matches and
-# its deviation has come down to PROVISIONAL_DEVIATION (lichess's own threshold): about 10 matches against
-# bots, 14 between new people.
-LEADERBOARD_MIN_MATCHES = 10
-PROVISIONAL_DEVIATION = 110.0
-
-RESULT_CHOICES = [("", "Any result"), ("won", "Won"), ("lost", "Lost"), ("drawn", "Draw")]
-OPPONENT_CHOICES = [("", "Bots or people"), ("bots", "Against bots"), ("people", "Only people")]
-
-
-class HistoryFilterForm(forms.Form):
-    """The history filters, all optional; read from the query string."""
-
-    game = forms.ChoiceField(choices=[("", "Every game"), *((g.slug, g.name) for g in GAMES.values())],
-                             required=False)
-    player = forms.CharField(max_length=150, required=False, label="Player",
-                             widget=forms.TextInput(attrs={"placeholder": "username"}))
-    result = forms.ChoiceField(choices=RESULT_CHOICES, required=False)
-    opponents = forms.ChoiceField(choices=OPPONENT_CHOICES, required=False, label="Opponents")
-    date_from = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
-    date_to = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
-
-    def __init__(self, *args: Any, fixed_player: bool = False, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if fixed_player:
-            del self.fields["player"]
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        start, end = data.get("date_from"), data.get("date_to")
-        if start and end and start > end:
-            raise forms.ValidationError("The first day comes after the last one.")
-        return data
 
 
 @dataclass
@@ -178,10 +145,6 @@ def seat_outcome(match: Match, seat: int) -> str:
     return PlayerResult.Outcome.WON if seat in result.get("winners", []) else PlayerResult.Outcome.LOST
 
 
-def _day_start(day: dt.date) -> dt.datetime:
-    return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
-
-
 # What a row shows of a match and of its players: the match's state, options and clocks (JSON decoded
 # for every row, a third of the page's time) and the users' passwords and emails stay in the database.
 ROW_MATCH_FIELDS = ("id", "game", "players", "is_public", "rated", "result", "move_count", "started_at",
@@ -240,45 +203,6 @@ def _rows(matches: list[Match], subject: Any) -> list[HistoryRow]:
     return rows
 
 
-def _player_results(subject: Any, viewer: Any, data: dict[str, Any]) -> QuerySet[PlayerResult]:
-    """The subject's results, newest first; another viewer sees the private ones they played in too."""
-    results = PlayerResult.objects.filter(user=subject)
-    if not (viewer.is_authenticated and viewer.pk == subject.pk):
-        visible = Q(is_public=True)
-        if viewer.is_authenticated:
-            visible |= Q(match_id__in=PlayerResult.objects.filter(user=viewer).values("match_id"))
-        results = results.filter(visible)
-    if data.get("game"):
-        results = results.filter(game=data["game"])
-    if data.get("result"):
-        results = results.filter(outcome=data["result"])
-    if data.get("opponents"):
-        results = results.filter(vs_bots=data["opponents"] == "bots")
-    if data.get("date_from"):
-        results = results.filter(finished_at__gte=_day_start(data["date_from"]))
-    if data.get("date_to"):
-        results = results.filter(finished_at__lt=_day_start(data["date_to"] + dt.timedelta(days=1)))
-    return results.order_by("-finished_at", "-match_id")
-
-
-def _all_matches(viewer: Any, data: dict[str, Any]) -> QuerySet[FinishedMatch]:
-    """Every finished match the viewer may see (public ones and their own), newest first."""
-    listings = FinishedMatch.objects.all()
-    visible = Q(is_public=True)
-    if viewer.is_authenticated:
-        visible |= Q(match_id__in=PlayerResult.objects.filter(user=viewer).values("match_id"))
-    listings = listings.filter(visible)
-    if data.get("game"):
-        listings = listings.filter(game=data["game"])
-    if data.get("opponents"):
-        listings = listings.filter(with_bots=data["opponents"] == "bots")
-    if data.get("date_from"):
-        listings = listings.filter(finished_at__gte=_day_start(data["date_from"]))
-    if data.get("date_to"):
-        listings = listings.filter(finished_at__lt=_day_start(data["date_to"] + dt.timedelta(days=1)))
-    return listings.order_by("-finished_at", "-match_id")
-
-
 def history_page(viewer: Any, data: dict[str, Any], page_number: Any, subject: Any = None) -> HistoryPage:
     """One page of finished matches: a player's (subject) or everyone's, filtered by the cleaned form data.
 
@@ -292,7 +216,8 @@ def history_page(viewer: Any, data: dict[str, Any], page_number: Any, subject: A
         else:
             notice = "Sign in, or choose a player, to filter by result."
             data = {**data, "result": ""}
-    rows = _player_results(subject, viewer, data) if subject is not None else _all_matches(viewer, data)
+    rows = (selectors.player_results(subject=subject, viewer=viewer, filters=data) if subject is not None
+            else selectors.finished_matches(viewer=viewer, filters=data))
     listed = rows.select_related("match").only("match", *(f"match__{name}" for name in ROW_MATCH_FIELDS))
     page = CappedPaginator(listed, PAGE_SIZE).get_page(page_number)
     matches = [row.match for row in page.object_list]
@@ -302,23 +227,8 @@ def history_page(viewer: Any, data: dict[str, Any], page_number: Any, subject: A
                        page=page, subject=subject, notice=notice)
 
 
-def find_player(username: str) -> Any:
-    """The user with this username (any case), or None.
-
-    Lower() on both sides, rather than __iexact, so that both databases use the user_username_lower
-    index (SQLite's LIKE and PostgreSQL's UPPER() each scanned the users table)."""
-    name = username.strip()
-    if not name:
-        return None
-    users = get_user_model().objects.annotate(username_lower=Lower("username"))
-    return users.filter(username_lower=Lower(Value(name))).order_by("pk").first()
-
-
 # ---------------------------------------------------------------------------------------------
 # Leaderboard
-
-
-ESTABLISHED = Q(rated_matches__gte=LEADERBOARD_MIN_MATCHES, deviation__lte=PROVISIONAL_DEVIATION)
 
 
 def is_provisional(row: PlayerStats) -> bool:
@@ -371,32 +281,8 @@ def leaderboard_rows(rows: list[PlayerStats], viewer: Any) -> list[LeaderRow]:
     return lines
 
 
-def leaderboard(game: str, limit: int = LEADERBOARD_SIZE) -> list[PlayerStats]:
-    """The top people of a game by rating (one query): those with an established rating first, as on
-    lichess's leaderboard, then those whose rating is still provisional, each row's `provisional` saying
-    which. People need one rated match to be listed; bots and suspended people (inactive) never are."""
-    return list(
-        PlayerStats.objects.filter(game=game, rated_matches__gt=0, user__is_bot=False, user__is_active=True)
-        .annotate(provisional=Case(When(ESTABLISHED, then=Value(False)), default=Value(True),
-                                   output_field=BooleanField()))
-        .select_related("user")
-        .only("user_id", "game", "rating", "deviation", "rated_matches", "won", "lost", "drawn",
-              "user__username", "user__display_name", "user__avatar", "user__is_bot")
-        .order_by("provisional", "-rating", "user_id")[:limit]
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # Profile: statistics per game and the rating chart
-
-CHART_WIDTH = 640
-CHART_HEIGHT = 220
-CHART_PAD_LEFT = 48
-CHART_PAD_RIGHT = 12
-CHART_PAD_TOP = 12
-CHART_PAD_BOTTOM = 28
-CHART_MAX_POINTS = 300
-
 
 @dataclass
 class StatsLine:
@@ -416,6 +302,12 @@ class StatsLine:
     def provisional(self) -> bool:
         return is_provisional(self.stats)
 
+    @property
+    def win_rate(self) -> str:
+        """Won of the decided matches, in whole percent ("" before any): rounded as Django's widthratio."""
+        decided = self.stats.decided
+        return str(round(self.stats.won / decided * 100)) if decided else ""
+
 
 def _best_label(game: str) -> str:
     info = GAMES[game]
@@ -433,62 +325,9 @@ def _extras(row: PlayerStats) -> list[tuple[str, int]]:
     return extras
 
 
-def _thin(points: list[tuple[dt.datetime, float]], limit: int) -> list[tuple[dt.datetime, float]]:
-    """At most `limit` points, evenly picked, always keeping the first and the latest."""
-    if len(points) <= limit:
-        return points
-    step = (len(points) - 1) / (limit - 1)
-    return [points[round(i * step)] for i in range(limit)]
-
-
-def rating_chart(series: dict[str, list[tuple[dt.datetime, float]]]) -> dict[str, Any] | None:
-    """The rating chart as SVG-ready numbers: one polyline per game, the y gridlines and the date labels."""
-    series = {game: points for game, points in series.items() if points}
-    if not series:
-        return None
-    times = [t for points in series.values() for t, _ in points]
-    values = [v for points in series.values() for _, v in points]
-    t0, t1 = min(times), max(times)
-    low = (min(values) // 100) * 100
-    high = (max(values) // 100 + 1) * 100
-    span = max(1.0, (t1 - t0).total_seconds())
-    inner_w = CHART_WIDTH - CHART_PAD_LEFT - CHART_PAD_RIGHT
-    inner_h = CHART_HEIGHT - CHART_PAD_TOP - CHART_PAD_BOTTOM
-
-    def x(t: dt.datetime) -> float:
-        if t1 == t0:
-            return CHART_PAD_LEFT + inner_w / 2
-        return CHART_PAD_LEFT + inner_w * (t - t0).total_seconds() / span
-
-    def y(v: float) -> float:
-        return CHART_PAD_TOP + inner_h * (1 - (v - low) / (high - low))
-
-    lines = []
-    for game, points in series.items():
-        points = _thin(points, CHART_MAX_POINTS)
-        coords = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in points)
-        last_t, last_v = points[-1]
-        lines.append({"game": game, "name": GAMES[game].name, "points": coords, "last_x": f"{x(last_t):.1f}",
-                      "last_y": f"{y(last_v):.1f}", "last": round(last_v)})
-    step = 100 if high - low <= 600 else 200 if high - low <= 1200 else 500
-    ticks = [{"value": v, "y": f"{y(v):.1f}"} for v in range(int(low), int(high) + 1, step)]
-    return {
-        "width": CHART_WIDTH,
-        "height": CHART_HEIGHT,
-        "left": CHART_PAD_LEFT,
-        "right": CHART_WIDTH - CHART_PAD_RIGHT,
-        "bottom": CHART_HEIGHT - CHART_PAD_BOTTOM,
-        "label_y": CHART_HEIGHT - 8,
-        "lines": lines,
-        "ticks": ticks,
-        "start": t0,
-        "end": t1,
-    }
-
-
 def profile_stats(user: Any) -> dict[str, Any]:
     """The profile's games section: a line of figures per game played, and the rating chart (two queries)."""
-    rows = {row.game: row for row in PlayerStats.objects.filter(user=user)}
+    rows = selectors.player_stats(user=user)
     lines = [
         StatsLine(game=slug, name=info.name, stats=rows[slug], best_label=_best_label(slug), extras=_extras(rows[slug]))
         for slug, info in GAMES.items()
@@ -496,12 +335,6 @@ def profile_stats(user: Any) -> dict[str, Any]:
     ]
     series: dict[str, list[tuple[dt.datetime, float]]] = {slug: [] for slug in GAMES}
     if not user.is_bot:
-        history = (
-            PlayerResult.objects.filter(user=user, rated=True)
-            .order_by("finished_at", "match_id")
-            .values_list("game", "finished_at", "rating_after")
-        )
-        for game, finished_at, rating in history:
-            if rating is not None:
-                series[game].append((finished_at, rating))
+        for game, finished_at, rating in selectors.rating_history(user=user):
+            series[game].append((finished_at, rating))
     return {"stats_lines": lines, "rating_chart": rating_chart(series), "stats_user": user}

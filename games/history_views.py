@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 from . import history, replay, selectors, services
 from .catalog import GAMES
 from .engines import get_engine
+from .forms import HistoryFilterForm
 from .jinja import render_block
 from .models import Match, Move, Seat
 from .rendering import describe_result, match_meta, page_fragments, render_fragment, seat_names, table_context
@@ -34,7 +35,7 @@ def history_table(page: history.HistoryPage, viewer: Any) -> SafeString:
     }))
 
 
-def _history_response(request: HtmxRequest, form: history.HistoryFilterForm, subject: Any, *,
+def _history_response(request: HtmxRequest, form: HistoryFilterForm, subject: Any, *,
                       fixed: bool = False, unknown_player: str = "") -> HttpResponse:
     """The history page, or only its results (the table and the page links) for an htmx request."""
     data = form.cleaned_data if form.is_bound else {}
@@ -60,13 +61,13 @@ def _history_response(request: HtmxRequest, form: history.HistoryFilterForm, sub
 @require_GET
 def history_list(request: HtmxRequest) -> HttpResponse:
     """Every finished match the visitor may see, newest first, with filters."""
-    form = history.HistoryFilterForm(request.GET or None)
+    form = HistoryFilterForm(request.GET or None)
     form.is_valid()
     data = form.cleaned_data if form.is_bound else {}
     subject = None
     name = (data.get("player") or "").strip()
     if name:
-        subject = history.find_player(name)
+        subject = selectors.find_player(username=name)
         if subject is None:
             return _history_response(request, form, None, unknown_player=name)
     return _history_response(request, form, subject)
@@ -76,7 +77,7 @@ def history_list(request: HtmxRequest) -> HttpResponse:
 def player_history(request: HtmxRequest, username: str) -> HttpResponse:
     """One player's finished matches (their private ones only to the players of each)."""
     subject = get_object_or_404(get_user_model(), username=username)
-    form = history.HistoryFilterForm(request.GET or None, fixed_player=True)
+    form = HistoryFilterForm(request.GET or None, fixed_player=True)
     form.is_valid()
     return _history_response(request, form, subject, fixed=True)
 
@@ -226,13 +227,13 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     slug = request.GET.get("game", "")
     if slug not in GAMES:
         slug = next(iter(GAMES))
-    rows = history.leaderboard(slug)
+    rows = selectors.leaderboard(game=slug)
     lines = history.leaderboard_rows(rows, request.user)
     return render(request, "games/leaderboard.html", {
         "games": list(GAMES.values()),
         "current": GAMES[slug],
         "rows": rows,
         "leaderboard_rows": mark_safe(render_block("games/leaderboard_rows.html", "rows", {"rows": lines})),
-        "min_matches": history.LEADERBOARD_MIN_MATCHES,
-        "provisional_deviation": history.PROVISIONAL_DEVIATION,
+        "min_matches": selectors.LEADERBOARD_MIN_MATCHES,
+        "provisional_deviation": selectors.PROVISIONAL_DEVIATION,
     })

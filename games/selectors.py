@@ -1,19 +1,23 @@
-"""Reads: lobby lists, match lookups, presence and the matches due for their bots or clocks. No writes here."""
+"""Reads: lobby lists, match lookups, presence, the matches due for their bots or clocks, the histories, the
+leaderboard and a player's figures. Keyword-only, and no writes here."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hmac
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Prefetch, QuerySet
+from django.contrib.auth import get_user_model
+from django.db.models import BooleanField, Case, Prefetch, Q, QuerySet, Value, When
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from . import models
 from .links import Link
-from .models import Match, Seat
+from .models import FinishedMatch, Match, PlayerResult, PlayerStats, Seat
 
 PRESENCE_STALE_SECONDS = 45  # a socket without a heartbeat for this long is gone
 
@@ -168,3 +172,96 @@ def due_bot_matches(limit: int = 50) -> list[tuple[int, int]]:
 
 
 # The match columns a change may write (everything else is fixed at creation).
+
+
+# ---------------------------------------------------------------------------------------------
+# History, leaderboard and statistics
+
+LEADERBOARD_SIZE = 100
+# A rating is provisional (shown with a "?", as lichess does) until it rests on this many rated matches and
+# its deviation has come down to PROVISIONAL_DEVIATION (lichess's own threshold): about 10 matches against
+# bots, 14 between new people.
+LEADERBOARD_MIN_MATCHES = 10
+PROVISIONAL_DEVIATION = 110.0
+ESTABLISHED = Q(rated_matches__gte=LEADERBOARD_MIN_MATCHES, deviation__lte=PROVISIONAL_DEVIATION)
+
+
+def _day_start(day: dt.date) -> dt.datetime:
+    return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
+
+
+def _visible_results(viewer: Any) -> Q:
+    """The finished matches a viewer may see in a history: the public ones, and the private ones they played."""
+    visible = Q(is_public=True)
+    if viewer.is_authenticated:
+        visible |= Q(match_id__in=PlayerResult.objects.filter(user=viewer).values("match_id"))
+    return visible
+
+
+def _history_filters(filters: dict[str, Any], *, bots_field: str) -> Q:
+    """The history form's filters (game, opponents, dates) as one condition, for either listing."""
+    condition = Q()
+    if filters.get("game"):
+        condition &= Q(game=filters["game"])
+    if filters.get("opponents"):
+        condition &= Q(**{bots_field: filters["opponents"] == "bots"})
+    if filters.get("date_from"):
+        condition &= Q(finished_at__gte=_day_start(filters["date_from"]))
+    if filters.get("date_to"):
+        condition &= Q(finished_at__lt=_day_start(filters["date_to"] + dt.timedelta(days=1)))
+    return condition
+
+
+def player_results(*, subject: Any, viewer: Any, filters: dict[str, Any]) -> QuerySet[PlayerResult]:
+    """The subject's results, newest first; another viewer sees the private ones they played in too."""
+    results = PlayerResult.objects.filter(user=subject)
+    if not (viewer.is_authenticated and viewer.pk == subject.pk):
+        results = results.filter(_visible_results(viewer))
+    if filters.get("result"):
+        results = results.filter(outcome=filters["result"])
+    return results.filter(_history_filters(filters, bots_field="vs_bots")).order_by("-finished_at", "-match_id")
+
+
+def finished_matches(*, viewer: Any, filters: dict[str, Any]) -> QuerySet[FinishedMatch]:
+    """Every finished match the viewer may see (public ones and their own), newest first."""
+    listings = FinishedMatch.objects.filter(_visible_results(viewer))
+    return listings.filter(_history_filters(filters, bots_field="with_bots")).order_by("-finished_at", "-match_id")
+
+
+def find_player(*, username: str) -> Any:
+    """The user with this username (any case), or None.
+
+    Lower() on both sides, rather than __iexact, so that both databases use the user_username_lower
+    index (SQLite's LIKE and PostgreSQL's UPPER() each scanned the users table)."""
+    name = username.strip()
+    if not name:
+        return None
+    users = get_user_model().objects.annotate(username_lower=Lower("username"))
+    return users.filter(username_lower=Lower(Value(name))).order_by("pk").first()
+
+
+def leaderboard(*, game: str, limit: int = LEADERBOARD_SIZE) -> list[PlayerStats]:
+    """The top people of a game by rating (one query): those with an established rating first, as on
+    lichess's leaderboard, then those whose rating is still provisional. People need one rated match to be
+    listed; bots and suspended people (inactive) never are."""
+    return list(
+        PlayerStats.objects.filter(game=game, rated_matches__gt=0, user__is_bot=False, user__is_active=True)
+        .annotate(provisional=Case(When(ESTABLISHED, then=Value(False)), default=Value(True),
+                                   output_field=BooleanField()))
+        .select_related("user")
+        .only("user_id", "game", "rating", "deviation", "rated_matches", "won", "lost", "drawn",
+              "user__username", "user__display_name", "user__avatar", "user__is_bot")
+        .order_by("provisional", "-rating", "user_id")[:limit]
+    )
+
+
+def player_stats(*, user: Any) -> dict[str, PlayerStats]:
+    """A player's figures per game they have a row for."""
+    return {row.game: row for row in PlayerStats.objects.filter(user=user)}
+
+
+def rating_history(*, user: Any) -> list[tuple[str, dt.datetime, float]]:
+    """(game, when, rating after) of each rated match of a player, oldest first."""
+    rows = (PlayerResult.objects.filter(user=user, rated=True)
+            .order_by("finished_at", "match_id").values_list("game", "finished_at", "rating_after"))
+    return [(game, when, rating) for game, when, rating in rows if rating is not None]

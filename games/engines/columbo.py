@@ -873,8 +873,9 @@ class ColumboEngine:
                 mask = PUBLIC if over else st.known[c]
                 seen = everyone if mask & PUBLIC else [v for v in everyone if mask & (1 << v)]
                 slots.append({"card": c if self._knows(mask, seat) else None, "empty": False, "seen_by": seen})
+            peeked = st.peeked[s]
             hands.append({"seat": s, "slots": slots, "cards": sum(c is not None for c in hand),
-                          "peeked": None if st.peeked[s] is None else list(st.peeked[s]), "tapped": st.tapper == s})
+                          "peeked": None if peeked is None else list(peeked), "tapped": st.tapper == s})
         drawn = None
         if st.drawn is not None:
             drawn = {"seat": st.current, "from": st.drawn_from,

@@ -17,8 +17,9 @@ from factories import client_for
 from history_helpers import bulk_finished_matches
 
 from games.bots_accounts import ensure_bot_accounts
-from games.history import LEADERBOARD_MIN_MATCHES, PAGE_SIZE, is_provisional
+from games.history import PAGE_SIZE, is_provisional
 from games.models import Match, PlayerStats
+from games.selectors import LEADERBOARD_MIN_MATCHES
 
 pytestmark = pytest.mark.django_db
 

@@ -24,9 +24,10 @@ from history_helpers import bulk_finished_matches, play_random, start_match
 from accounts.avatars import generated_avatar_version
 from games import history
 from games.bots_accounts import ensure_bot_accounts
-from games.history import find_player, finished_text, whole
+from games.history import finished_text, whole
 from games.links import Link
 from games.models import Match, PlayerStats, Seat
+from games.selectors import find_player
 
 pytestmark = pytest.mark.django_db
 
@@ -124,8 +125,8 @@ def test_the_capped_count_reads_at_most_the_cap(club: Club, monkeypatch: pytest.
 
 
 def test_the_player_lookup_is_any_case_and_uses_the_lower_index(club: Club) -> None:
-    assert find_player(" read-3 ") == club.people[3] == find_player("READ-3")
-    assert find_player("read-") is None and find_player("  ") is None
+    assert find_player(username=" read-3 ") == club.people[3] == find_player(username="READ-3")
+    assert find_player(username="read-") is None and find_player(username="  ") is None
     users = get_user_model().objects.all()
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
