@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import secrets
 from pathlib import PurePath
+from typing import TypeAlias
 
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, AnonymousUser
 from django.db import models
 from django.db.models.functions import Lower
 from django.urls import reverse
@@ -58,3 +59,7 @@ class User(AbstractUser):
         from .avatars import generated_avatar_url
 
         return generated_avatar_url(self.username, self.name, self.is_bot)
+
+
+# Whoever looks at a page: a signed-in person, or an anonymous visitor (request.user either way).
+Viewer: TypeAlias = "User | AnonymousUser"

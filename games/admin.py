@@ -20,6 +20,8 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from accounts.models import User
+
 from . import chat, moderation, services
 from .models import ChatMessage, Match, Move, PlayerResult, PlayerStats, Seat
 from .replay import ReplayError, import_match
@@ -211,7 +213,9 @@ class MatchAdmin(admin.ModelAdmin):
         form = ImportMatchForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
             try:
-                match = import_match(form.cleaned_data["payload"], creator=request.user,
+                creator = request.user
+                assert isinstance(creator, User)  # the admin site lets staff in only
+                match = import_match(form.cleaned_data["payload"], creator=creator,
                                      rated=form.cleaned_data["rated"])
             except ReplayError as error:
                 form.add_error(None, str(error))

@@ -15,6 +15,8 @@ from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from accounts.models import User
+
 from .models import ChatMessage, ChatMute
 from .services import ServiceError, match_group
 
@@ -68,7 +70,7 @@ class Throttle:
 throttle = Throttle()
 
 
-def post(*, match_id: int, user: Any, room: str, text: str) -> Line:
+def post(*, match_id: int, user: User, room: str, text: str) -> Line:
     message = ChatMessage.objects.create(match_id=match_id, user=user, room=room, text=text)
     return Line(message.pk, user.pk, user.name, message.text, room)
 

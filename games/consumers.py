@@ -19,6 +19,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.crypto import constant_time_compare
 
+from accounts.models import Viewer
+
 from . import chat, selectors, services
 from .catalog import kit
 from .engines import IllegalAction
@@ -176,7 +178,7 @@ class NotifyConsumer(SessionBound):
         await self.send(text_data=html)
 
 
-def lobby_lists(user: Any, csrf_token: str) -> str:
+def lobby_lists(user: Viewer, csrf_token: str) -> str:
     return render_to_string("games/lobby.html#lists", {**selectors.lobby_lists(user), "csrf_token": csrf_token,
                                                        "user": user})
 

@@ -29,6 +29,8 @@ from django.utils import timezone
 from django.utils.dates import MONTHS_3
 from django.utils.functional import cached_property
 
+from accounts.models import User, Viewer
+
 from . import selectors
 from .catalog import GAMES
 from .charts import rating_chart
@@ -109,7 +111,7 @@ class HistoryPage:
 
     rows: list[HistoryRow]
     page: Page
-    subject: Any
+    subject: User | None
     notice: str = ""
 
     @property
@@ -180,7 +182,7 @@ def _cells(match: Match, profile: Link) -> list[PlayerCell]:
     return cells
 
 
-def _rows(matches: list[Match], subject: Any) -> list[HistoryRow]:
+def _rows(matches: list[Match], subject: User | None) -> list[HistoryRow]:
     profile, replay, export = Link("profile"), Link("replay", numeric=True), Link("export_match", numeric=True)
     rows = []
     for match in matches:
@@ -203,7 +205,7 @@ def _rows(matches: list[Match], subject: Any) -> list[HistoryRow]:
     return rows
 
 
-def history_page(viewer: Any, data: dict[str, Any], page_number: Any, subject: Any = None) -> HistoryPage:
+def history_page(viewer: Viewer, data: dict[str, Any], page_number: Any, subject: User | None = None) -> HistoryPage:
     """One page of finished matches: a player's (subject) or everyone's, filtered by the cleaned form data.
 
     A result filter is relative to the subject; without one it applies to the signed-in viewer, and
@@ -260,7 +262,7 @@ class LeaderRow:
     win_rate: str
 
 
-def leaderboard_rows(rows: list[PlayerStats], viewer: Any) -> list[LeaderRow]:
+def leaderboard_rows(rows: list[PlayerStats], viewer: Viewer) -> list[LeaderRow]:
     """The leaderboard's lines from leaderboard()'s rows, for this viewer (their own line is marked)."""
     profile = Link("profile")
     lines = []
@@ -325,7 +327,7 @@ def _extras(row: PlayerStats) -> list[tuple[str, int]]:
     return extras
 
 
-def profile_stats(user: Any) -> dict[str, Any]:
+def profile_stats(user: User) -> dict[str, Any]:
     """The profile's games section: a line of figures per game played, and the rating chart (two queries)."""
     rows = selectors.player_stats(user=user)
     lines = [

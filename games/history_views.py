@@ -12,6 +12,8 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
+from accounts.models import User, Viewer
+
 from . import history, replay, selectors, services
 from .catalog import GAMES
 from .engines import get_engine
@@ -24,7 +26,7 @@ from .views import HtmxRequest
 OUTCOME_LABELS = {"won": "Won", "lost": "Lost", "drawn": "Draw", "solo": "Solo"}
 
 
-def history_table(page: history.HistoryPage, viewer: Any) -> SafeString:
+def history_table(page: history.HistoryPage, viewer: Viewer) -> SafeString:
     """The page's table of matches, drawn by Jinja2 (templates/jinja2/games/history_table.html)."""
     if not page.rows:
         return mark_safe("")
@@ -35,7 +37,7 @@ def history_table(page: history.HistoryPage, viewer: Any) -> SafeString:
     }))
 
 
-def _history_response(request: HtmxRequest, form: HistoryFilterForm, subject: Any, *,
+def _history_response(request: HtmxRequest, form: HistoryFilterForm, subject: User | None, *,
                       fixed: bool = False, unknown_player: str = "") -> HttpResponse:
     """The history page, or only its results (the table and the page links) for an htmx request."""
     data = form.cleaned_data if form.is_bound else {}
@@ -111,7 +113,7 @@ def _int_param(raw: str | None, default: int, low: int, high: int) -> int:
     return max(low, min(high, value))
 
 
-def _viewer_seat(seats: list[Seat], user: Any) -> Seat | None:
+def _viewer_seat(seats: list[Seat], user: Viewer) -> Seat | None:
     if not user.is_authenticated:
         return None
     return next((s for s in seats if s.user_id == user.pk and not (s.user and s.user.is_bot)), None)

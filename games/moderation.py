@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from importlib import import_module
-from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.db import transaction
 from django.utils import timezone
+
+from accounts.models import User
 
 from . import services, stats
 from .models import FinishedMatch, Match
@@ -72,7 +73,7 @@ def annul_result(match_id: int) -> Snapshot:
     return snap
 
 
-def end_live_matches(user: Any) -> tuple[int, int]:
+def end_live_matches(user: User) -> tuple[int, int]:
     """A suspended person's live matches: those in progress end with their loss, and they leave those still
     waiting (a match they created is then cancelled). (ended, left) counted."""
     ended = left = 0
@@ -92,7 +93,7 @@ def end_live_matches(user: Any) -> tuple[int, int]:
     return ended, left
 
 
-def sign_out_everywhere(user: Any) -> int:
+def sign_out_everywhere(user: User) -> int:
     """Delete every session of this person (the number deleted); their open sockets check their session
     and close (games.signals.check_sessions)."""
     from .signals import check_sessions
@@ -115,7 +116,7 @@ def sign_out_everywhere(user: Any) -> int:
     return deleted
 
 
-def suspend_user(user: Any) -> dict[str, int]:
+def suspend_user(user: User) -> dict[str, int]:
     """Suspend a person: they cannot sign in (is_active off, which also hides them from the leaderboards),
     every session of theirs ends, their matches in progress end with their loss and they leave the waiting
     ones. What was done, counted."""
@@ -129,7 +130,7 @@ def suspend_user(user: Any) -> dict[str, int]:
     return {"sessions": sessions, "ended": ended, "left": left}
 
 
-def unsuspend_user(user: Any) -> None:
+def unsuspend_user(user: User) -> None:
     """Lift a suspension: they may sign in again and show on the leaderboards (ended matches stay ended)."""
     user.is_active = True
     user.save(update_fields=["is_active"])

@@ -16,6 +16,8 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from accounts.models import User
+
 from . import services
 from .catalog import GAMES
 from .engines import IllegalAction, get_engine
@@ -172,7 +174,7 @@ def _started_at(data: dict[str, Any], now: dt.datetime) -> dt.datetime:
     return now
 
 
-def import_match(data: Any, *, creator: Any, rated: bool = False) -> Match:
+def import_match(data: Any, *, creator: User, rated: bool = False) -> Match:
     """Store an exported match after replaying it: ReplayError, and nothing stored, unless it replays.
 
     The match is finished now (so ratings take it in the order they see it); a file whose actions

@@ -15,6 +15,8 @@ from django.db.models import BooleanField, Case, Prefetch, Q, QuerySet, Value, W
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from accounts.models import User, Viewer
+
 from . import models
 from .links import Link
 from .models import FinishedMatch, Match, PlayerResult, PlayerStats, Seat
@@ -39,7 +41,7 @@ def _with_seat_list(matches: QuerySet[Match]) -> QuerySet[Match]:
 LIST_DEFERRED = ("state",)
 
 
-def open_matches(user: Any, limit: int = 30) -> list[Match]:
+def open_matches(user: Viewer, limit: int = 30) -> list[Match]:
     """Public matches waiting for players that this person could join (an open seat, not theirs)."""
     matches = Match.objects.filter(status=Match.Status.WAITING, is_public=True, seats__user__isnull=True,
                                    seats__invite_only=False)
@@ -48,7 +50,7 @@ def open_matches(user: Any, limit: int = 30) -> list[Match]:
     return list(_with_seat_list(matches.distinct().defer(*LIST_DEFERRED).order_by("-created_at"))[:limit])
 
 
-def my_matches(user: Any, limit: int = 30) -> list[Match]:
+def my_matches(user: Viewer, limit: int = 30) -> list[Match]:
     """This person's matches that are waiting or in progress."""
     if not user.is_authenticated:
         return []
@@ -64,7 +66,7 @@ def my_matches(user: Any, limit: int = 30) -> list[Match]:
     return rows
 
 
-def lobby_lists(user: Any) -> dict[str, list[Match]]:
+def lobby_lists(user: Viewer) -> dict[str, list[Match]]:
     """The lobby's three lists for this person (the page, and its socket as matches open and fill), each
     match with the URLs its line links to (page_url, join_url: one reverse() per list, games.links)."""
     lists = {
@@ -77,7 +79,7 @@ def lobby_lists(user: Any) -> dict[str, list[Match]]:
     return lists
 
 
-def watchable_matches(user: Any, limit: int = 20) -> list[Match]:
+def watchable_matches(user: Viewer, limit: int = 20) -> list[Match]:
     """Public matches in progress, newest first (the person's own are listed elsewhere)."""
     matches = Match.objects.filter(status=Match.Status.ACTIVE, is_public=True)
     if user.is_authenticated:
@@ -102,7 +104,7 @@ def may_watch(*, is_public: bool, seated: bool, invite_code: str, given: str) ->
     return is_public or seated or code_matches(given, invite_code)
 
 
-def can_watch(match: Match, user: Any, code: str) -> bool:
+def can_watch(match: Match, user: Viewer, code: str) -> bool:
     seated = user.is_authenticated and any(seat.user_id == user.pk for seat in match.seats.all())
     return may_watch(is_public=match.is_public, seated=seated, invite_code=match.invite_code, given=code)
 
@@ -190,7 +192,7 @@ def _day_start(day: dt.date) -> dt.datetime:
     return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
 
 
-def _visible_results(viewer: Any) -> Q:
+def _visible_results(viewer: Viewer) -> Q:
     """The finished matches a viewer may see in a history: the public ones, and the private ones they played."""
     visible = Q(is_public=True)
     if viewer.is_authenticated:
@@ -212,7 +214,7 @@ def _history_filters(filters: dict[str, Any], *, bots_field: str) -> Q:
     return condition
 
 
-def player_results(*, subject: Any, viewer: Any, filters: dict[str, Any]) -> QuerySet[PlayerResult]:
+def player_results(*, subject: User, viewer: Viewer, filters: dict[str, Any]) -> QuerySet[PlayerResult]:
     """The subject's results, newest first; another viewer sees the private ones they played in too."""
     results = PlayerResult.objects.filter(user=subject)
     if not (viewer.is_authenticated and viewer.pk == subject.pk):
@@ -222,7 +224,7 @@ def player_results(*, subject: Any, viewer: Any, filters: dict[str, Any]) -> Que
     return results.filter(_history_filters(filters, bots_field="vs_bots")).order_by("-finished_at", "-match_id")
 
 
-def finished_matches(*, viewer: Any, filters: dict[str, Any]) -> QuerySet[FinishedMatch]:
+def finished_matches(*, viewer: Viewer, filters: dict[str, Any]) -> QuerySet[FinishedMatch]:
     """Every finished match the viewer may see (public ones and their own), newest first."""
     listings = FinishedMatch.objects.filter(_visible_results(viewer))
     return listings.filter(_history_filters(filters, bots_field="with_bots")).order_by("-finished_at", "-match_id")
@@ -255,12 +257,12 @@ def leaderboard(*, game: str, limit: int = LEADERBOARD_SIZE) -> list[PlayerStats
     )
 
 
-def player_stats(*, user: Any) -> dict[str, PlayerStats]:
+def player_stats(*, user: User) -> dict[str, PlayerStats]:
     """A player's figures per game they have a row for."""
     return {row.game: row for row in PlayerStats.objects.filter(user=user)}
 
 
-def rating_history(*, user: Any) -> list[tuple[str, dt.datetime, float]]:
+def rating_history(*, user: User) -> list[tuple[str, dt.datetime, float]]:
     """(game, when, rating after) of each rated match of a player, oldest first."""
     rows = (PlayerResult.objects.filter(user=user, rated=True)
             .order_by("finished_at", "match_id").values_list("game", "finished_at", "rating_after"))

@@ -31,6 +31,8 @@ from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import User
+
 from . import models, selectors, stats
 from .catalog import GAMES, ActionContext, clean_options, kit
 from .engines import IllegalAction, get_engine
@@ -81,7 +83,7 @@ class Player:
     bot_level: str
 
     @classmethod
-    def of(cls, user: Any) -> Player:
+    def of(cls, user: User) -> Player:
         return cls(user.pk, user.username, user.name, user.avatar_url, user.get_absolute_url(), bool(user.is_bot),
                    user.bot_level or "")
 
@@ -213,7 +215,7 @@ def snapshot_of(
         result=match.result, rematch_votes=list(match.rematch_votes or []), rematch_id=match.rematch_id,
         seats=tuple(
             SeatInfo(s.index, Player.of(s.user) if s.user else None, s.invite_only, s.joined_at, s.final_score,
-                     s.place, Player.of(s.substitute) if s.substitute_id else None)
+                     s.place, Player.of(s.substitute) if s.substitute else None)
             for s in seats
         ),
         notes=notes, created_by_id=match.created_by_id, rematch_declined=match.rematch_declined,
@@ -952,7 +954,7 @@ def _fresh(snap: Snapshot) -> Match:
 
 def create_match(
     *,
-    creator: Any,
+    creator: User,
     game: str,
     players: int,
     seats: list[SeatSpec],
@@ -1001,7 +1003,7 @@ def create_match(
     return _fresh(snap)
 
 
-def join_match(*, match_id: int, user: Any, invite_code: str | None = None, seat_index: int | None = None) -> Match:
+def join_match(*, match_id: int, user: User, invite_code: str | None = None, seat_index: int | None = None) -> Match:
     """Take a free seat: an open one from the lobby, or an invite-only one with the invite code."""
     if not user.is_authenticated:
         raise ServiceError("Sign in to take a seat.")
@@ -1012,12 +1014,12 @@ def join_match(*, match_id: int, user: Any, invite_code: str | None = None, seat
     return _fresh(snap)
 
 
-def leave_match(*, match_id: int, user: Any) -> Match:
+def leave_match(*, match_id: int, user: User) -> Match:
     with transaction.atomic():
         return _fresh(run_change(match_id, lambda s: decide_leave(s, user_id=user.pk)))
 
 
-def act(*, match_id: int, user: Any, seat: int, action: Any, expected_version: int | None = None) -> Match:
+def act(*, match_id: int, user: User, seat: int, action: Any, expected_version: int | None = None) -> Match:
     """A person's action for their seat, checked by the engine against the current state."""
     user_id = getattr(user, "pk", None)
     if user_id is None:
@@ -1028,13 +1030,13 @@ def act(*, match_id: int, user: Any, seat: int, action: Any, expected_version: i
     return _fresh(snap)
 
 
-def resign(*, match_id: int, user: Any) -> Match:
+def resign(*, match_id: int, user: User) -> Match:
     """Give up: the others win. Always possible while the match is on."""
     with transaction.atomic():
         return _fresh(run_change(match_id, lambda s: decide_resign(s, user_id=getattr(user, "pk", None))))
 
 
-def claim_abandoned(*, match_id: int, user: Any, absent_seat: int, take_over_with_bot: bool = False) -> Match:
+def claim_abandoned(*, match_id: int, user: User, absent_seat: int, take_over_with_bot: bool = False) -> Match:
     """When a seated person has been away 60 s while the game waits on them: claim the win or seat a bot."""
 
     def decide(snap: Snapshot) -> Change:
@@ -1046,19 +1048,19 @@ def claim_abandoned(*, match_id: int, user: Any, absent_seat: int, take_over_wit
         return _fresh(run_change(match_id, decide))
 
 
-def cancel_match(*, match_id: int, user: Any) -> Match:
+def cancel_match(*, match_id: int, user: User) -> Match:
     """The creator calls off a match still waiting for players."""
     with transaction.atomic():
         return _fresh(run_change(match_id, lambda s: decide_cancel(s, user_id=getattr(user, "pk", None))))
 
 
-def abort_match(*, match_id: int, user: Any) -> Match:
+def abort_match(*, match_id: int, user: User) -> Match:
     """A player ends the match unrated before everyone has moved."""
     with transaction.atomic():
         return _fresh(run_change(match_id, lambda s: decide_abort(s, user_id=getattr(user, "pk", None))))
 
 
-def abandon_match(*, match_id: int, user: Any) -> Match:
+def abandon_match(*, match_id: int, user: User) -> Match:
     """Walk away from a match against bots from "Your matches": aborted while that is allowed, else resigned
     (a loss, as a player who leaves a game gets)."""
     snap = load(match_id)
@@ -1076,13 +1078,13 @@ def abandon_match(*, match_id: int, user: Any) -> Match:
     return resign(match_id=match_id, user=user)
 
 
-def retake_seat(*, match_id: int, user: Any) -> Match:
+def retake_seat(*, match_id: int, user: User) -> Match:
     """Take back a seat a bot has played since its player left."""
     with transaction.atomic():
         return _fresh(run_change(match_id, lambda s: decide_retake(s, _state(s), user_id=getattr(user, "pk", None))))
 
 
-def decline_rematch(*, match_id: int, user: Any) -> Match:
+def decline_rematch(*, match_id: int, user: User) -> Match:
     with transaction.atomic():
         return _fresh(run_change(match_id, lambda s: decide_decline_rematch(s, user_id=getattr(user, "pk", None))))
 
@@ -1098,7 +1100,7 @@ def check_clock(*, match_id: int) -> Snapshot:
         return run_change(match_id, decide)
 
 
-def offer_rematch(*, match_id: int, user: Any) -> Match | None:
+def offer_rematch(*, match_id: int, user: User) -> Match | None:
     """Ask for a rematch; once every person in the match has asked, it is created: same players, seats rotated.
     Returns the rematch once it exists."""
     with transaction.atomic():
@@ -1135,7 +1137,7 @@ class Imported:
     users: list[Any]
     is_public: bool
     rated: bool
-    creator: Any
+    creator: User
     started_at: datetime
     outcome: dict[str, Any] | None  # the engine's result, or None when the file records a loser
     loser: int | None

@@ -10,6 +10,8 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from accounts.models import User
+
 from . import selectors, services
 from .catalog import GAMES
 from .engines import get_engine
@@ -29,6 +31,12 @@ class HtmxRequest(HttpRequest):
     htmx: HtmxDetails
 
 
+class SignedInRequest(HtmxRequest):
+    """A request to a view behind login_required: its user is a person, never the anonymous visitor."""
+
+    user: User
+
+
 @require_GET
 def lobby(request: HtmxRequest) -> HttpResponse:
     if request.htmx:
@@ -38,7 +46,7 @@ def lobby(request: HtmxRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def create_match(request: HttpRequest, game: str) -> HttpResponse:
+def create_match(request: SignedInRequest, game: str) -> HttpResponse:
     if game not in GAMES:
         raise Http404("No such game.")
     form = CreateMatchForm(GAMES[game], request.POST)
@@ -66,7 +74,7 @@ def create_match(request: HttpRequest, game: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def join_match(request: HttpRequest, match_id: int) -> HttpResponse:
+def join_match(request: SignedInRequest, match_id: int) -> HttpResponse:
     code = request.POST.get("code") or None
     try:
         match = services.join_match(match_id=match_id, user=request.user, invite_code=code)
@@ -78,7 +86,7 @@ def join_match(request: HttpRequest, match_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def leave_match(request: HttpRequest, match_id: int) -> HttpResponse:
+def leave_match(request: SignedInRequest, match_id: int) -> HttpResponse:
     try:
         services.leave_match(match_id=match_id, user=request.user)
     except services.ServiceError as error:
@@ -88,7 +96,7 @@ def leave_match(request: HttpRequest, match_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def cancel_match(request: HttpRequest, match_id: int) -> HttpResponse:
+def cancel_match(request: SignedInRequest, match_id: int) -> HttpResponse:
     """The creator calls off a match still waiting for players (the lobby's Cancel)."""
     try:
         services.cancel_match(match_id=match_id, user=request.user)
@@ -101,7 +109,7 @@ def cancel_match(request: HttpRequest, match_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def abandon_match(request: HttpRequest, match_id: int) -> HttpResponse:
+def abandon_match(request: SignedInRequest, match_id: int) -> HttpResponse:
     """Walk away from a match against bots ("Your matches"): aborted before your first move, else resigned."""
     try:
         match = services.abandon_match(match_id=match_id, user=request.user)
