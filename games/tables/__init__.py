@@ -7,9 +7,12 @@ Nothing here decides a rule: what may be played comes from view["legal"].
 from __future__ import annotations
 
 import json
-from typing import Any, overload
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar, overload
 
 from ..engines.base import RED_SUITS, SUIT_SYMBOLS, card_name, rank_of, suit_of
+
+T = TypeVar("T")
 
 _RANK_WORDS = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
 _SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
@@ -46,6 +49,34 @@ def card(code: str | None) -> dict[str, Any] | None:
         "spoken": spoken_name(code),
         "joker": False,
     }
+
+
+class Deferred(Sequence[T]):
+    """A list made when it is first read. A presenter gives a part that only one fragment draws this way (Gomori's
+    board: the same for every viewer, so drawn once an update), and the sockets that do not draw it never make
+    it; a template reads it as any list."""
+
+    def __init__(self, make: Callable[[], list[T]]) -> None:
+        self._make: Callable[[], list[T]] | None = make
+        self._items: list[T] = []
+
+    def _list(self) -> list[T]:
+        if self._make is not None:
+            self._items, self._make = self._make(), None
+        return self._items
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        return self._list()[index]
+
+    def __len__(self) -> int:
+        return len(self._list())
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._list())
 
 
 def send(action: dict[str, Any], version: int | None = None) -> str:

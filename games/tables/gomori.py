@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engines.base import card_name
-from . import card, send, send_ui, spoken_name
+from . import Deferred, card, send, send_ui, spoken_name
 
 # The board shows only what both players and spectators know (every field card was seen face-up) and,
 # with nothing selected, nothing that depends on the viewer: one rendering serves them all.
@@ -101,7 +101,8 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     return {
         # What the last move was, for the page's sound cue (static/js/site.js): cards gathered.
         "cue": "gather" if any(p.get("gathered_cells") for p in plays) else "",
-        "rows": _rows(view, stacks, (r0, r1, c0, c1), selected, targets, king_at, king_targets),
+        # Made when the board is drawn: a board its viewers share is drawn once an update.
+        "rows": Deferred(lambda: _rows(view, stacks, (r0, r1, c0, c1), selected, targets, king_at, king_targets)),
         "columns": c1 - c0 + 1,
         "hand": hand,
         "prompt": prompt,

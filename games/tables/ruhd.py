@@ -12,11 +12,7 @@ The socket's selection: {"tile": id, "rotation": r} while placing, {"tile": id} 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
-
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString, mark_safe
 
 from . import send, send_ui
 
@@ -39,10 +35,11 @@ _NUMBERS = ((41, 31), (83, 53), (41, 89), (17, 53))
 _MARK_AT = ((62, 21), (83, 67), (62, 79), (17, 67))
 
 
-def _mark(colour: str, cx: float, cy: float) -> SafeString:
-    """The colour's shape centred on (cx, cy): green a circle, yellow a triangle, blue a square, red a diamond."""
+def _mark(colour: str, cx: float, cy: float) -> str:
+    """The points of the colour's shape centred on (cx, cy): yellow a triangle, blue a square, red a diamond
+    ("" for green: a circle there)."""
     if colour == "G":
-        return format_html('<circle class="mark" cx="{}" cy="{}" r="6"/>', cx, cy)
+        return ""
     shape: tuple[tuple[float, float], ...]
     if colour == "Y":
         shape = ((0, -7.5), (7.5, 5.5), (-7.5, 5.5))
@@ -50,22 +47,22 @@ def _mark(colour: str, cx: float, cy: float) -> SafeString:
         shape = ((-5.5, -5.5), (5.5, -5.5), (5.5, 5.5), (-5.5, 5.5))
     else:
         shape = ((0, -7.5), (7.5, 0), (0, 7.5), (-7.5, 0))
-    return format_html('<polygon class="mark" points="{}"/>', " ".join(f"{cx + x:g},{cy + y:g}" for x, y in shape))
+    return " ".join(f"{cx + x:g},{cy + y:g}" for x, y in shape)
 
 
-def _side_drawing(code: str, d: int) -> SafeString:
-    """One side ("G4") facing direction d: its triangle in its colour, its number and its colour's shape."""
+def _side_shape(code: str, d: int) -> tuple[str, str, float, float, str, float, float, str]:
+    """What the tile macro draws of one side ("G4") facing direction d: its colour and triangle, where its number
+    goes and the number, and its colour's shape (the circle's centre, or the polygon's points). A tuple, which
+    the macro unpacks: a tile is drawn for every viewer after every move."""
     colour, number = code[0], code[1:]
     nx, ny = _NUMBERS[d]
-    return format_html(
-        '<g class="side side-{}"><polygon class="area" points="{}"/><text class="num" x="{}" y="{}">{}</text>{}</g>',
-        COLOURS[colour], _AREAS[d], nx, ny, number, _mark(colour, *_MARK_AT[d]),
-    )
+    mx, my = _MARK_AT[d]
+    return (COLOURS[colour], _AREAS[d], nx, ny, number, mx, my, _mark(colour, mx, my))
 
 
-# Built once: the 16 sides in the 4 directions. The markup is fixed, so a tile is four lookups, not a template loop
-# (a board is redrawn for every viewer after every move).
-_SIDES = {(f"{c}{n}", d): _side_drawing(f"{c}{n}", d) for c in COLOURS for n in range(1, 5) for d in range(4)}
+# Worked out once: the 16 sides in the 4 directions (a tile is then four lookups; boards are redrawn for every
+# viewer after every move).
+_SIDES = {(f"{c}{n}", d): _side_shape(f"{c}{n}", d) for c in COLOURS for n in range(1, 5) for d in range(4)}
 
 
 def side_words(code: str) -> str:
@@ -83,25 +80,12 @@ def tile_label(tile: str, sides: list[str]) -> str:
     return f"{tile}: " + ", ".join(f"{DIRECTIONS[d]} {side_words(sides[d])}" for d in range(4))
 
 
-@lru_cache(maxsize=1024)
-def _faces(sides: tuple[str, str, str, str]) -> str:
-    """The four sides' markup, facing up, right, down and left."""
-    return "".join(_SIDES[(sides[d], d)] for d in range(4))
-
-
 def drawn(tile: str, sides: list[str], rings: list[dict[str, str]] | None = None, *,
           decorative: bool = False) -> dict[str, Any]:
-    """A tile as an inline SVG (plus its id and words). Decorative when a button around it says what it is."""
-    label = tile_label(tile, sides)
-    a11y = mark_safe(' aria-hidden="true"') if decorative else format_html(' role="img" aria-label="{}"', label)
-    svg = format_html(
-        '<svg class="ruhd-tile" viewBox="0 0 100 100" focusable="false"{}>{}{}</svg>',
-        a11y,
-        mark_safe(_faces((sides[0], sides[1], sides[2], sides[3]))),  # built from format_html above
-        format_html_join("", '<polygon class="ring ring-{}" points="{}"/>',
-                         ((ring["kind"], ring["points"]) for ring in rings or [])),
-    )
-    return {"id": tile, "label": label, "rings": rings or [], "svg": svg}
+    """A tile as the tile macro (games/tables/ruhd.html) draws it: its four sides facing up, right, down and left,
+    the rings that mark what scored, and its words. Decorative when a button around it says what it is."""
+    return {"id": tile, "label": tile_label(tile, sides), "rings": rings or [], "decorative": decorative,
+            "sides": [_SIDES[(sides[d], d)] for d in range(4)]}
 
 
 def _cell(value: Any) -> tuple[int, int] | None:
