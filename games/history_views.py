@@ -56,7 +56,7 @@ def _history_response(request: HtmxRequest, form: HistoryFilterForm, subject: Us
         "notice": notice,
     }
     if request.htmx and not request.htmx.boosted:
-        return render(request, "games/_history_rows.html", context)
+        return render(request, "games/history.html#results", context)
     return render(request, "games/history.html", context)
 
 
