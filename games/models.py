@@ -50,7 +50,8 @@ class Match(models.Model):
     turn_started_at = models.DateTimeField(null=True, blank=True)
     # When a bot seat should next be asked to act; None when no bot is to act.
     bot_due_at = models.DateTimeField(null=True, blank=True)
-    # {"scores": [...], "winners": [...], "draw": bool, "reason": "normal"|"resign"|"abandon"|"aborted", ...}
+    # {"scores": [...], "winners": [...], "draw": bool, "reason": a games.results.Termination, ...}: read it with
+    # games.results.Outcome.of
     result = models.JSONField(null=True, blank=True)
     # Seats whose players asked for a rematch; once all human seats have, the rematch is made.
     rematch_votes = models.JSONField(default=list, blank=True)

@@ -20,6 +20,7 @@ from accounts.models import User
 
 from . import services, stats
 from .models import FinishedMatch, Match
+from .results import Termination
 from .services import Change, ServiceError, Snapshot
 
 
@@ -32,7 +33,8 @@ def decide_admin_abort(snap: Snapshot) -> Change:
         snap, version=snap.version + 1, status=Match.Status.ABORTED, finished_at=timezone.now(), bot_due_at=None,
         clock_due_at=None,
         # "by": None is how the pages name an administrator (rendering.describe_result).
-        result={"reason": "aborted", "by": None, "moderated": True, "scores": [], "winners": [], "draw": False},
+        result={"reason": Termination.ABORTED, "by": None, "moderated": True, "scores": [], "winners": [],
+                "draw": False},
     )
     return Change(snap, after)
 
@@ -54,7 +56,7 @@ def decide_forfeit(snap: Snapshot, *, user_id: int) -> Change | None:
     seat = snap.seat_of(user_id)
     if seat is None or seat.is_bot:  # a seat a bot plays since its player left is that player's loss already
         return None
-    return services.end_with_loser(snap, seat.index, reason="suspended")
+    return services.end_with_loser(snap, seat.index, reason=Termination.SUSPENDED)
 
 
 def abort_match(match_id: int) -> Snapshot:
@@ -86,7 +88,7 @@ def end_live_matches(user: User) -> tuple[int, int]:
             else:
                 with transaction.atomic():
                     after = services.run_change(match_id, lambda s: decide_forfeit(s, user_id=user.pk))
-                if (after.result or {}).get("reason") == "suspended":
+                if (after.result or {}).get("reason") == Termination.SUSPENDED:
                     ended += 1
         except ServiceError:  # it moved on meanwhile (started, finished): nothing of theirs is left to end
             continue

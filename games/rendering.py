@@ -18,6 +18,7 @@ from .catalog import GAMES, kit
 from .engines import get_engine
 from .jinja import render_block
 from .models import Match
+from .results import Outcome, Termination
 from .selectors import Presence, away_seconds_left
 from .services import Snapshot, abort_allowed, clock_now
 
@@ -288,22 +289,23 @@ def table_context(
 
 
 def describe_result(meta: dict[str, Any], seat: int | None) -> str:
-    result = meta["result"] or {}
+    """The result in a sentence, for this viewer ("You won!")."""
+    outcome = Outcome.of(meta["result"])
+    if outcome is None:
+        return ""
     names = seat_names(meta)
-    reason = result.get("reason")
-    by = result.get("by")
-    if reason == "cancelled":
+    end, by, loser = outcome.termination, outcome.by, outcome.loser
+    if end == Termination.CANCELLED:
         return "The match was cancelled before it started."
-    if reason == "aborted":
+    if end == Termination.ABORTED:
         if by is None:
             return "An administrator aborted the match: it counts for nothing."
         who = "you" if by == seat else names[by]
         return f"The match was aborted by {who} before everyone had moved: it counts for nothing."
-    winners = result.get("winners", [])
-    scores = result.get("scores") or []
-    if len(meta["players"]) == 1 and scores and reason == "normal":
-        return f"{'Your' if seat == 0 else names[0] + '’s'} solo score: {scores[0]:,}."
-    if result.get("draw"):
+    if len(meta["players"]) == 1 and outcome.scores and end == Termination.NORMAL:
+        return f"{'Your' if seat == 0 else names[0] + '’s'} solo score: {outcome.scores[0]:,}."
+    winners = outcome.winners
+    if outcome.draw:
         text = "A draw."
     elif seat is not None and seat in winners:
         text = "You won!" if len(winners) == 1 else "You share the win."
@@ -311,14 +313,10 @@ def describe_result(meta: dict[str, Any], seat: int | None) -> str:
         text = "Nobody wins."
     else:
         text = " and ".join(names[i] for i in winners) + (" wins." if len(winners) == 1 else " share the win.")
-    loser = result.get("loser")
-    if reason == "resign" and loser is not None:
-        text += f" {'You' if loser == seat else names[loser]} resigned."
-    elif reason == "abandon" and loser is not None:
-        text += f" {'You' if loser == seat else names[loser]} left the match."
-    elif reason == "time" and loser is not None:
-        text += f" {'You' if loser == seat else names[loser]} ran out of time."
-    for index in result.get("left", []):
+    why = {Termination.RESIGN: "resigned", Termination.ABANDON: "left the match", Termination.TIME: "ran out of time"}
+    if end in why and loser is not None:
+        text += f" {'You' if loser == seat else names[loser]} {why[end]}."
+    for index in outcome.left:
         if index != loser and index < len(names):
             text += f" {'You' if index == seat else names[index]} left the table: a loss, whatever the bot achieved."
     return text

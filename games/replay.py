@@ -23,6 +23,7 @@ from .catalog import GAMES
 from .engines import IllegalAction, get_engine
 from .engines.base import is_int
 from .models import Match, Move, Seat
+from .results import Termination
 
 EXPORT_FORMAT = "cardclub-match"
 EXPORT_VERSION = 1
@@ -207,5 +208,6 @@ def import_match(data: Any, *, creator: User, rated: bool = False) -> Match:
         game=game, players=players, seed=seed, options=options, state=engine.dump(final), actions=actions,
         users=users, is_public=bool(data.get("is_public", True)), rated=rated, creator=creator,
         started_at=_started_at(data, timezone.now()), outcome=outcome, loser=loser,
-        reason=recorded.get("reason", "normal"),
+        # The recorded reason counts only for a game that stops short (checked above: resign or abandon).
+        reason=Termination.NORMAL if outcome is not None else Termination(recorded["reason"]),
     ))

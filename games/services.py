@@ -37,6 +37,7 @@ from . import models, selectors, stats
 from .catalog import GAMES, ActionContext, clean_options, kit
 from .engines import IllegalAction, get_engine
 from .models import Match, Move, Seat
+from .results import Termination
 
 log = logging.getLogger(__name__)
 
@@ -286,7 +287,7 @@ def decide_move(
         after = _run_clock(snap, state, after, new_state, mover=seat, now=now)
     change = Change(snap, after, move=(seat, action, note[:200]))
     if engine.is_over(new_state):
-        _finish(change, engine.result(new_state), reason="normal", now=now)
+        _finish(change, engine.result(new_state), reason=Termination.NORMAL, now=now)
     else:
         change.after = replace(after, bot_due_at=bot_due_at(after, new_state))
     return change, new_state
@@ -303,7 +304,7 @@ def abort_allowed(snap: Snapshot) -> bool:
         s.is_person and s.index not in snap.moved for s in snap.seats)
 
 
-def _closed(snap: Snapshot, *, reason: str, by: int | None) -> Snapshot:
+def _closed(snap: Snapshot, *, reason: Termination, by: int | None) -> Snapshot:
     return replace(snap, version=snap.version + 1, status=Match.Status.ABORTED, finished_at=timezone.now(),
                    bot_due_at=None, clock_due_at=None,
                    result={"reason": reason, "by": by, "scores": [], "winners": [], "draw": False})
@@ -316,7 +317,7 @@ def decide_cancel(snap: Snapshot, *, user_id: int | None) -> Change:
     seat = snap.seat_of(user_id)
     if user_id is None or not (user_id == snap.created_by_id or (seat is not None and seat.index == 0)):
         raise ServiceError("Only the match's creator can cancel it.")
-    return Change(snap, _closed(snap, reason="cancelled", by=seat.index if seat else None))
+    return Change(snap, _closed(snap, reason=Termination.CANCELLED, by=seat.index if seat else None))
 
 
 def decide_abort(snap: Snapshot, *, user_id: int | None) -> Change:
@@ -326,7 +327,7 @@ def decide_abort(snap: Snapshot, *, user_id: int | None) -> Change:
         raise ServiceError("Only a player of this match can abort it.")
     if not abort_allowed(snap):
         raise ServiceError("Everyone has moved: the match can no longer be aborted (you may resign).")
-    return Change(snap, _closed(snap, reason="aborted", by=seat.index))
+    return Change(snap, _closed(snap, reason=Termination.ABORTED, by=seat.index))
 
 
 def _log_length(snap: Snapshot, state: Any) -> int:
@@ -444,7 +445,7 @@ def decide_timeout(snap: Snapshot, state: Any, *, bot: Player | None, now: datet
     snap = replace(snap, clock_left=[round(x, 3) for x in left], turn_started_at=now)
     persons = [s for s in snap.seats if s.is_person]
     if snap.players <= 2 or bot is None or len(persons) <= 1:
-        change = end_with_loser(snap, out[0], reason="time")
+        change = end_with_loser(snap, out[0], reason=Termination.TIME)
         change.after = replace(change.after, clock_due_at=None)
         return change
     after = snap
@@ -462,7 +463,7 @@ def decide_resign(snap: Snapshot, *, user_id: int | None) -> Change:
         raise ServiceError("You have no seat in this match.")
     if abort_allowed(snap):
         raise ServiceError("Not everyone has moved yet: abort the match instead (it then counts for nothing).")
-    return end_with_loser(snap, seat.index, reason="resign")
+    return end_with_loser(snap, seat.index, reason=Termination.RESIGN)
 
 
 def decide_claim(
@@ -486,7 +487,7 @@ def decide_claim(
     if remaining > 0:
         raise ServiceError(f"{absent.player.name} may still come back: you can claim in {remaining} s.")
     if bot is None:
-        return end_with_loser(snap, absent_seat, reason="abandon")
+        return end_with_loser(snap, absent_seat, reason=Termination.ABANDON)
     return Change(snap, _hand_to_bot(snap, state, absent_seat, bot, why="away"), seats_changed=True)
 
 
@@ -548,7 +549,7 @@ def decide_leave(snap: Snapshot, *, user_id: int | None) -> Change:
         raise ServiceError("You have no seat in this match.")
     if seat.index == 0:
         after = replace(snap, version=snap.version + 1, status=Match.Status.ABORTED, finished_at=timezone.now(),
-                        result={"reason": "cancelled", "scores": [], "winners": [], "draw": False})
+                        result={"reason": Termination.CANCELLED, "scores": [], "winners": [], "draw": False})
         return Change(snap, after)
     seats = list(snap.seats)
     seats[seat.index] = replace(seat, player=None, joined_at=None)
@@ -582,7 +583,7 @@ def _places(scores: list[int], winners: list[int], lower_is_better: bool) -> lis
     return places
 
 
-def _finish(change: Change, result: dict[str, Any], *, reason: str, now: datetime) -> None:
+def _finish(change: Change, result: dict[str, Any], *, reason: Termination, now: datetime) -> None:
     """Close the match with its result: seat scores and places; the statistics follow in commit."""
     snap = change.after
     scores = list(result.get("scores", []))
@@ -594,10 +595,10 @@ def _finish(change: Change, result: dict[str, Any], *, reason: str, now: datetim
         result = {**result, "left": left}
         stayed = [i for i in range(snap.players) if i not in left]
         kept = [w for w in winners if w not in left]
-        if not kept and stayed and scores and reason == "normal":
+        if not kept and stayed and scores and reason == Termination.NORMAL:
             best = (min if lower else max)(scores[i] for i in stayed)
             kept = [i for i in stayed if scores[i] == best]
-        elif not kept and stayed and reason == "normal":
+        elif not kept and stayed and reason == Termination.NORMAL:
             kept = stayed
         winners = kept
         result["winners"] = winners
@@ -614,7 +615,7 @@ def _finish(change: Change, result: dict[str, Any], *, reason: str, now: datetim
     change.seats_changed = True
 
 
-def end_with_loser(snap: Snapshot, loser: int, *, reason: str) -> Change:
+def end_with_loser(snap: Snapshot, loser: int, *, reason: Termination) -> Change:
     """The match ends now with this seat the loser (resigned, out of time, abandoned, suspended)."""
     engine = engine_of(snap)
     scores = engine.scores(engine.load(snap.state))
@@ -1141,7 +1142,7 @@ class Imported:
     started_at: datetime
     outcome: dict[str, Any] | None  # the engine's result, or None when the file records a loser
     loser: int | None
-    reason: str
+    reason: Termination
 
 
 def store_imported(imported: Imported) -> Match:
@@ -1166,7 +1167,7 @@ def store_imported(imported: Imported) -> Match:
         assert snap is not None
         if imported.outcome is not None:
             change = Change(snap, replace(snap, version=snap.version + 1))
-            _finish(change, imported.outcome, reason="normal", now=now)
+            _finish(change, imported.outcome, reason=Termination.NORMAL, now=now)
         else:
             assert imported.loser is not None
             change = end_with_loser(snap, imported.loser, reason=imported.reason)

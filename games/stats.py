@@ -22,6 +22,7 @@ from django.db.models import Prefetch, Q, QuerySet
 from . import glicko2
 from .catalog import GAMES
 from .models import FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
+from .results import Termination
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class MatchFacts:
     finished_at: datetime
     is_public: bool
     rated: bool
-    reason: str
+    reason: Termination
     draw: bool
     winners: list[int]
     seats: list[SeatFacts]
@@ -88,7 +89,7 @@ class MatchFacts:
     @property
     def played_out(self) -> bool:
         """Whether the game reached its natural end (its scores mean what they say)."""
-        return self.reason == "normal"
+        return self.reason == Termination.NORMAL
 
 
 # ---------------------------------------------------------------------------------------------
@@ -106,7 +107,7 @@ def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> Match
         finished_at=match.finished_at,
         is_public=match.is_public,
         rated=match.rated,
-        reason=str(result.get("reason", "normal")),
+        reason=Termination(result.get("reason", Termination.NORMAL)),
         draw=bool(result.get("draw")),
         winners=[int(w) for w in result.get("winners", [])],
         seats=[

@@ -18,6 +18,7 @@ from .engines import get_engine
 from .forms import CreateMatchForm, all_forms
 from .models import Match
 from .rendering import match_meta, page_fragments, page_view, render_fragment, table_context
+from .results import Outcome, Termination
 
 
 @require_GET
@@ -116,8 +117,9 @@ def abandon_match(request: SignedInRequest, match_id: int) -> HttpResponse:
     except services.ServiceError as error:
         messages.error(request, str(error))
     else:
-        reason = (match.result or {}).get("reason")
-        messages.success(request, "The match was resigned: a loss." if reason == "resign"
+        outcome = Outcome.of(match.result)
+        resigned = outcome is not None and outcome.termination == Termination.RESIGN
+        messages.success(request, "The match was resigned: a loss." if resigned
                          else "The match was called off: it counts for nothing.")
     return redirect("play")
 
