@@ -238,6 +238,8 @@ JOKER_KEEP = 100.0
 FIT_KEEP = 3.0          # a card that fits a pack on the table, before the first lay-down
 FREE_KEEP = 6.0         # ... and one that would free a joker there
 CANDIDATES = 3          # discards weighed by the one-draw lookahead
+HOLD_JOKERS = True      # jokers stay in hand until they let the bot go out
+DANGER = 0.25           # per point of a card, near the opponent's last cards: high cards go first
 RANK_TIE = 0.001        # the lookahead's ties go to the card the keep scores rank lower
 VALUE_SCALE = 1000.0    # the expected value of the best combination only breaks ties
 BUDGET_SCALE = 1.0      # bench/bots.py --budget-scale: the share of the candidates weighed
@@ -452,7 +454,7 @@ def _strong_discard(view: View, kinds: dict[str, list[Action]], hand: list[str])
     if not rest:
         rest = list(hand)
     scores = _keep_scores(rest, gone, held, laid, _table_packs(view), _joker_freers(view))
-    danger = 0.25 if view["hand_counts"][1 - seat] <= 4 and view["laid_down"][1 - seat] else 0.0
+    danger = DANGER if view["hand_counts"][1 - seat] <= 4 and view["laid_down"][1 - seat] else 0.0
     risks = feed_risks(view, rest, gone, held)
     ranked = sorted(dict.fromkeys(rest), key=lambda c: (scores[c] + FEED_WEIGHT * risks[c] - danger * card_penalty(c),
                                                          -card_penalty(c), card_key(c)))
@@ -523,6 +525,10 @@ def strong_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
     hand: list[str] = view["hand"]
     if kinds["draw"]:
         return _strong_draw(view, kinds, hand)
+    if HOLD_JOKERS and any(a["card"] in JOKER_SUITS for a in kinds["add"]) \
+            and _going_out(hand, _table_packs(view)) is None:
+        # a joker on the table is one the opponent may take back; in hand it fits any run of its colour later
+        kinds["add"] = [a for a in kinds["add"] if a["card"] not in JOKER_SUITS]
     laid = _lay_down_or_add(kinds, hand)
     if laid is not None:
         return laid
