@@ -30,6 +30,16 @@ def is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts, lists, and scalars shared as they are): a view handed out must not share
+    a list with the state, and copy.deepcopy costs several times more for these small values."""
+    if isinstance(value, dict):
+        return {key: json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_copy(item) for item in value]
+    return value
+
+
 def rank_of(card: str) -> str:
     """The rank part of a card code: "10H" -> "10"."""
     return card[:-1]

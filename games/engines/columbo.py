@@ -8,7 +8,6 @@ seen its face), so a card's face stays known to a seat wherever everyone saw the
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from .base import (
     check_fields,
     is_card_code,
     is_int,
+    json_copy,
     standard_deck,
 )
 
@@ -895,9 +895,9 @@ class ColumboEngine:
         last = None
         if st.last is not None:
             # A deep copy: a caller that edits its view (a presenter) must not edit the game behind it.
-            last = copy.deepcopy(st.last["public"])
+            last = json_copy(st.last["public"])
             if key is not None and key in st.last["private"]:
-                last.update(copy.deepcopy(st.last["private"][key]))
+                last.update(json_copy(st.last["private"][key]))
         log = [{"seat": e[0], "text": e[2][key] if e[2] is not None and key in e[2] else e[1]} for e in st.log]
         own_points = None
         if seat is not None:
