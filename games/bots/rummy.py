@@ -4,8 +4,8 @@
 - reference (Regular): the original self-playing app's strategy (shared/rules/rummy.md, "Bots").
 - strong (Shark): the same plan with card counting (the table and the discard pile, read from the public log),
   a one-draw lookahead for its discard, care not to feed the opponent (a discard it would likely take to
-  complete a pair: judged from the unseen cards, what it passed over and what it throws), and discards taken
-  only when they go straight into a pack or onto the table.
+  complete a pair: judged from the unseen cards, what it passed over and what it throws), discards taken
+  only when they go straight into a pack or onto the table, and jokers kept in hand until they let it go out.
 """
 
 from __future__ import annotations
@@ -360,6 +360,7 @@ def _prospect(hand: list[str], laid: bool, minimum: int, unseen: list[tuple[str,
 # by about a card a turn).
 FEED_WEIGHT = 10.0      # keep-score points per unit of feeding risk (the chance the opponent takes the card)
 FEED_LOOK = 1.0         # the same in the lookahead's units (cards leaving the hand after the next draw)
+FINAL_FEED = 3.0        # a card the opponent would take at 3 cards lets it go out at once
 LOW_FACTOR = 1.6       # the feeding risk's factor for cards of 2-6 points
 MID_FACTOR = 0.8       # ... 7-8 points
 HIGH_FACTOR = 0.45     # ... 9-10 points
@@ -404,10 +405,13 @@ def _passed_over(view: View) -> list[str]:
 
 def feed_risks(view: View, cards: list[str], gone: Counter[str], held: Counter[str]) -> dict[str, float]:
     """For each card, the estimated chance that the opponent takes it from the discard pile to make a pack:
-    0 while it has not laid down (it may not take the discard yet)."""
+    0 while it has not laid down (it may not take the discard yet) or holds fewer than 3 cards (a pack of its
+    2 cards and ours would leave it nothing to discard); counted FINAL_FEED times at 3 cards (it would go out)."""
     other = 1 - view["seat"]
-    if not view["laid_down"][other]:
+    count = view["hand_counts"][other]
+    if not view["laid_down"][other] or count < 3:
         return dict.fromkeys(cards, 0.0)
+    scale = FINAL_FEED if count == 3 else 1.0
     unseen = sum(max(0, 2 - gone[c] - held[c]) for c in _DECK if c not in JOKER_SUITS) or 1
     share = view["hand_counts"][other] / unseen
     passed = _passed_over(view)
@@ -422,7 +426,7 @@ def feed_risks(view: View, cards: list[str], gone: Counter[str], held: Counter[s
             if p and any(d in duo_missing(a, b) for d in passed):
                 p *= PASSED_FACTOR
             miss *= 1.0 - min(1.0, p)
-        out[card] = min(1.0, (1.0 - miss) * _value_factor(card))
+        out[card] = min(1.0, (1.0 - miss) * _value_factor(card)) * scale
     return out
 
 
@@ -518,7 +522,8 @@ def strong_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
     """The original app's plan played sharper: it lays down and adds like the Regular, counts the cards gone to
     the table and the discard pile, takes the discard only when the card goes straight into a pack or onto the
     table (a card that merely pairs up is worth less than a stock card that may fit), and discards after a
-    one-draw lookahead, avoiding the cards the opponent would likely pick up to complete a pair."""
+    one-draw lookahead, avoiding the cards the opponent would likely pick up to complete a pair; its jokers stay
+    in hand until they let it go out."""
     if not legal:
         return None, "nothing to do"
     kinds = _by_type(legal)
