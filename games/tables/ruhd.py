@@ -12,6 +12,7 @@ The socket's selection: {"tile": id, "rotation": r} while placing, {"tile": id} 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from . import send, send_ui
@@ -195,17 +196,34 @@ def _pad(view: dict[str, Any], seat: int | None, names: list[str]) -> tuple[dict
     return pad, rings
 
 
-def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    """The board grid, the open hand, the selection's controls, the prompt and the score pad for one viewer."""
+@dataclass
+class _Table:
+    """What every part of a Ruhd table reads from the view, the seat and its selection, worked out once."""
+
+    view: dict[str, Any]
+    seat: int | None
+    phase: str  # place, cover or over
+    acting: bool
+    placing: bool
+    covering: bool
+    tiles: dict[str, list[str]]  # every tile's printed sides
+    hand: list[str]
+    selected: str | None
+    rotation: int
+    targets: dict[tuple[int, int], int | None]  # where the selected tile may go, and what it would score there
+    best_by_rotation: list[int]  # the selected tile's best score in each rotation
+    cover_cells: set[tuple[int, int]]  # the face-up tiles the selected tile may cover
+    takeable: dict[tuple[int, int], str]  # face-down tiles that may be taken back to place
+    selected_sides: list[str] | None
+
+
+def _table(view: dict[str, Any], seat: int | None, ui: dict[str, Any]) -> _Table:
     acting = _acting(view) and seat is not None
     phase = "over" if view.get("over") else view.get("phase", "place")
     tiles: dict[str, list[str]] = view.get("tiles") or {}
-    hand: list[str] = view.get("hand") or []
     selected, rotation = _selection(view, ui, acting)
     placing = acting and phase == "place"
     covering = acting and phase == "cover"
-
-    # What the selection allows: legal cells with the points of each, or the face-up tiles to cover.
     targets: dict[tuple[int, int], int | None] = {}
     best_by_rotation: list[int] = []
     if placing and selected:
@@ -215,26 +233,55 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
             targets[(at[0], at[1])] = points[i][rotation] if i < len(points) else None
         if points:
             best_by_rotation = [max(p[r] for p in points) for r in range(4)]
-    cover_cells = {(at[0], at[1]) for at in view.get("cover_cells") or []} if covering else set()
-    best_here = max((p for p in targets.values() if p is not None), default=None)
+    return _Table(
+        view=view, seat=seat, phase=phase, acting=acting, placing=placing, covering=covering, tiles=tiles,
+        hand=view.get("hand") or [], selected=selected, rotation=rotation, targets=targets,
+        best_by_rotation=best_by_rotation,
+        cover_cells={(at[0], at[1]) for at in view.get("cover_cells") or []} if covering else set(),
+        takeable={(t["at"][0], t["at"][1]): t["tile"] for t in view.get("takeable") or []},
+        selected_sides=facing(tiles[selected], rotation) if selected and selected in tiles else None,
+    )
 
+
+def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """The board grid, the open hand, the selection's controls, the prompt and the score pad for one viewer."""
+    t = _table(view, seat, ui)
     pad, rings = _pad(view, seat, names)
-    board = view.get("board") or []
-    by_cell = {(entry["at"][0], entry["at"][1]): entry for entry in board}
-    recent = view.get("recent_face_down")
-    recent_at = tuple(recent["at"]) if recent else None
-    takeable = {(t["at"][0], t["at"][1]): t["tile"] for t in view.get("takeable") or []}
-    selected_sides = facing(tiles[selected], rotation) if selected and selected in tiles else None
-    ghost = drawn(selected, selected_sides, decorative=True) if placing and selected and selected_sides else None
+    rows, columns = _board(t, pad, rings)
+    return {
+        "hand_label": "The open hand",
+        "roving": True,  # the board and the hand are one Tab stop each (not in the rules' examples)
+        "rows": rows,
+        "columns": columns,
+        "hand": _hand(t),
+        "deck": view.get("deck", 0),
+        "set_aside": view.get("set_aside", 0),
+        "phase": t.phase,
+        "acting": t.acting,
+        "placing": t.placing,
+        "covering": t.covering,
+        "selected": t.selected,
+        "turner": _turner(t),
+        "cancel": send_ui({}) if t.acting and t.selected and not (t.covering and len(t.hand) == 1) else None,
+        "pad": pad,
+        "turn_text": _turn_text(view, seat, names),
+        "prompt": _prompt(t),
+        "legend": [{"colour": COLOURS[c], "mark": MARKS[c]} for c in COLOURS],
+    }
 
-    # The grid: the board and one cell around it (every legal cell is next to a tile), so it never jumps while
-    # the game goes on; the final board has no margin.
-    margin = 0 if phase == "over" else 1
+
+def _board(t: _Table, pad: dict[str, Any] | None, rings: Rings) -> tuple[list[list[dict[str, Any]]], int]:
+    """The grid's rows and its number of columns: the board and one cell around it (every legal cell is next
+    to a tile), so it never jumps while the game goes on; the final board has no margin."""
+    by_cell = {(entry["at"][0], entry["at"][1]): entry for entry in t.view.get("board") or []}
+    margin = 0 if t.phase == "over" else 1
     rows_at = [at[0] for at in by_cell] or [0]
     cols_at = [at[1] for at in by_cell] or [0]
     r0, r1 = min(rows_at) - margin, max(rows_at) + margin
     c0, c1 = min(cols_at) - margin, max(cols_at) + margin
-
+    ghost = (drawn(t.selected, t.selected_sides, decorative=True)
+             if t.placing and t.selected and t.selected_sides else None)
+    best_here = max((p for p in t.targets.values() if p is not None), default=None)
     rows = []
     first = True  # the first cell the chosen tile may go to (or cover): where the focus moves once it is chosen
     for r in range(r0, r1 + 1):
@@ -245,123 +292,135 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
             # A control's id stays the same from one update to the next, so the keyboard focus can stay on it.
             cell: dict[str, Any] = {"where": where, "classes": ["ruhd-cell"], "id": f"ruhd-at-{r}_{c}"}
             if entry is not None and entry["face_up"]:
-                cell["kind"] = "up"
-                cell["tile"] = drawn(entry["tile"], entry["sides"], rings.get((r, c)),
-                                     decorative=(r, c) in cover_cells and bool(selected))
-                if pad and pad["at"] == (r, c):
-                    cell["classes"].append("placed")
-                    cell["score"] = pad["points"]
-                if (r, c) in cover_cells and selected:
-                    cell["classes"].append("coverable")
-                    cell["hx"] = send({"type": "cover", "tile": selected, "at": [r, c]})
-                    cell["aria"] = f"Cover {entry['tile']} ({where}) with {selected}, face-down"
+                _face_up_cell(t, cell, entry, (r, c), pad, rings)
             elif entry is not None:
-                cover = entry["cover"]
-                cell["kind"] = "down"
-                cell["tile"] = drawn(cover, facing(tiles[cover], 0), decorative=True) if cover in tiles else None
-                cell["beneath"] = entry["tile"]
-                cell["title"] = f"Face-down {cover} ({where}); {entry['tile']} lies beneath"
-                if (r, c) == recent_at:
-                    cell["classes"].append("recent")
-                    cell["recent"] = True
-                    cell["title"] += "; covered most recently, so it can't be taken back yet"
-                if placing and (r, c) in takeable:
-                    cell["classes"].append("takeable")
-                    cell["hx"] = send_ui({"tile": cover, "rotation": 0})
-                    cell["aria"] = f"Take back the face-down {cover} ({where}) to place it"
-                    if selected == cover:
-                        cell["classes"].append("selected")
-                        cell["pressed"] = True
+                _face_down_cell(t, cell, entry, (r, c))
             else:
-                cell["kind"] = "empty"
-                if (r, c) in targets:
-                    got = targets[(r, c)]
-                    cell["classes"].append("target")
-                    if got is not None and got == best_here:
-                        cell["classes"].append("best")
-                    cell["points"] = got
-                    cell["ghost"] = ghost
-                    cell["hx"] = send({"type": "place", "tile": selected, "at": [r, c], "rotation": rotation})
-                    cell["aria"] = f"Place {selected} here ({where})" + (
-                        f": {got} point{'' if got == 1 else 's'}" if got is not None else "")
-            if first and "hx" in cell and selected and (r, c) in (targets if placing else cover_cells):
+                _empty_cell(t, cell, (r, c), ghost, best_here)
+            if first and "hx" in cell and t.selected and (r, c) in (t.targets if t.placing else t.cover_cells):
                 cell["first"] = True
                 first = False
             cell["classes"] = " ".join(cell["classes"])
             cells.append(cell)
         rows.append(cells)
+    return rows, c1 - c0 + 1
 
-    hand_tiles = []
-    for tile in hand:
-        item: dict[str, Any] = {"id": tile, "key": f"ruhd-pick-{tile}", "selected": tile == selected,
-                                "tile": drawn(tile, facing(tiles[tile], 0), decorative=placing or covering)}
-        if placing:
+
+def _face_up_cell(t: _Table, cell: dict[str, Any], entry: dict[str, Any], at: tuple[int, int],
+                  pad: dict[str, Any] | None, rings: Rings) -> None:
+    """A face-up tile: its rings, the last placement's score, and the control to cover it."""
+    cell["kind"] = "up"
+    cell["tile"] = drawn(entry["tile"], entry["sides"], rings.get(at),
+                         decorative=at in t.cover_cells and bool(t.selected))
+    if pad and pad["at"] == at:
+        cell["classes"].append("placed")
+        cell["score"] = pad["points"]
+    if at in t.cover_cells and t.selected:
+        cell["classes"].append("coverable")
+        cell["hx"] = send({"type": "cover", "tile": t.selected, "at": list(at)})
+        cell["aria"] = f"Cover {entry['tile']} ({cell['where']}) with {t.selected}, face-down"
+
+
+def _face_down_cell(t: _Table, cell: dict[str, Any], entry: dict[str, Any], at: tuple[int, int]) -> None:
+    """A face-down tile: the tile that covers it, the one beneath, and whether it may be taken back."""
+    cover = entry["cover"]
+    where = cell["where"]
+    cell["kind"] = "down"
+    cell["tile"] = drawn(cover, facing(t.tiles[cover], 0), decorative=True) if cover in t.tiles else None
+    cell["beneath"] = entry["tile"]
+    cell["title"] = f"Face-down {cover} ({where}); {entry['tile']} lies beneath"
+    recent = t.view.get("recent_face_down")
+    if recent and at == tuple(recent["at"]):
+        cell["classes"].append("recent")
+        cell["recent"] = True
+        cell["title"] += "; covered most recently, so it can't be taken back yet"
+    if t.placing and at in t.takeable:
+        cell["classes"].append("takeable")
+        cell["hx"] = send_ui({"tile": cover, "rotation": 0})
+        cell["aria"] = f"Take back the face-down {cover} ({where}) to place it"
+        if t.selected == cover:
+            cell["classes"].append("selected")
+            cell["pressed"] = True
+
+
+def _empty_cell(t: _Table, cell: dict[str, Any], at: tuple[int, int], ghost: dict[str, Any] | None,
+                best_here: int | None) -> None:
+    """An empty cell: a target for the selected tile, with what it would score there."""
+    cell["kind"] = "empty"
+    if at not in t.targets:
+        return
+    got = t.targets[at]
+    cell["classes"].append("target")
+    if got is not None and got == best_here:
+        cell["classes"].append("best")
+    cell["points"] = got
+    cell["ghost"] = ghost
+    cell["hx"] = send({"type": "place", "tile": t.selected, "at": list(at), "rotation": t.rotation})
+    cell["aria"] = f"Place {t.selected} here ({cell['where']})" + (
+        f": {got} point{'' if got == 1 else 's'}" if got is not None else "")
+
+
+def _hand(t: _Table) -> list[dict[str, Any]]:
+    """The open hand's tiles, each a control to choose it (with its best score when placing)."""
+    items = []
+    for tile in t.hand:
+        item: dict[str, Any] = {"id": tile, "key": f"ruhd-pick-{tile}", "selected": tile == t.selected,
+                                "tile": drawn(tile, facing(t.tiles[tile], 0), decorative=t.placing or t.covering)}
+        if t.placing:
             item["hx"] = send_ui({"tile": tile, "rotation": 0})
             item["aria"] = f"Choose {tile} to place"
-            cells = (view.get("cell_points") or {}).get(tile)
+            cells = (t.view.get("cell_points") or {}).get(tile)
             if cells:
                 item["best"] = max(max(p) for p in cells)
-        elif covering:
+        elif t.covering:
             item["hx"] = send_ui({"tile": tile})
             item["aria"] = f"Cover with {tile}"
-        hand_tiles.append(item)
-    if covering and not selected and hand_tiles:
-        hand_tiles[0]["focus_next"] = True  # placed: the focus moves on to the tiles to cover with
+        items.append(item)
+    if t.covering and not t.selected and items:
+        items[0]["focus_next"] = True  # placed: the focus moves on to the tiles to cover with
+    return items
 
-    turner = None
-    if placing and selected and selected_sides:
-        turner = {
-            "tile": drawn(selected, selected_sides),
-            "id": selected,
-            "from_board": selected not in hand,
-            "rotation": ROTATION_WORDS[rotation],
-            "clockwise": send_ui({"tile": selected, "rotation": (rotation + 1) % 4}),
-            "anticlockwise": send_ui({"tile": selected, "rotation": (rotation - 1) % 4}),
-            "choices": [
-                {
-                    "degrees": ROTATION_DEGREES[r],
-                    "best": best_by_rotation[r] if best_by_rotation else None,
-                    "current": r == rotation,
-                    "hx": send_ui({"tile": selected, "rotation": r}),
-                }
-                for r in range(4)
-            ],
-        }
 
-    turn = view.get("turn")
-    turn_text = None
-    if isinstance(turn, int):
-        whose = names[turn] if turn < len(names) else f"Seat {turn + 1}"
-        turn_text = "Your turn" if turn == seat else f"{whose}’s turn"
-
-    if phase == "cover":
-        prompt = (f"Now cover a face-up tile: choose the one {selected} goes face-down on." if selected
-                  else "Now cover a face-up tile: choose a tile from the open hand to cover it with.")
-    elif selected:
-        prompt = (f"Turn {selected} (the buttons, or the R key), then place it on a highlighted cell: "
-                  "each shows what it would score.")
-    elif takeable:
-        prompt = "Choose a tile (from the open hand, or a face-down one on the board), then a highlighted cell."
-    else:
-        prompt = "Choose a tile from the open hand, then a highlighted cell."
-
+def _turner(t: _Table) -> dict[str, Any] | None:
+    """The selected tile as it will be placed, with the buttons that turn it and each rotation's best score."""
+    if not (t.placing and t.selected and t.selected_sides):
+        return None
+    selected, rotation = t.selected, t.rotation
     return {
-        "hand_label": "The open hand",
-        "roving": True,  # the board and the hand are one Tab stop each (not in the rules' examples)
-        "rows": rows,
-        "columns": c1 - c0 + 1,
-        "hand": hand_tiles,
-        "deck": view.get("deck", 0),
-        "set_aside": view.get("set_aside", 0),
-        "phase": phase,
-        "acting": acting,
-        "placing": placing,
-        "covering": covering,
-        "selected": selected,
-        "turner": turner,
-        "cancel": send_ui({}) if acting and selected and not (covering and len(hand) == 1) else None,
-        "pad": pad,
-        "turn_text": turn_text,
-        "prompt": prompt,
-        "legend": [{"colour": COLOURS[c], "mark": MARKS[c]} for c in COLOURS],
+        "tile": drawn(selected, t.selected_sides),
+        "id": selected,
+        "from_board": selected not in t.hand,
+        "rotation": ROTATION_WORDS[rotation],
+        "clockwise": send_ui({"tile": selected, "rotation": (rotation + 1) % 4}),
+        "anticlockwise": send_ui({"tile": selected, "rotation": (rotation - 1) % 4}),
+        "choices": [
+            {
+                "degrees": ROTATION_DEGREES[r],
+                "best": t.best_by_rotation[r] if t.best_by_rotation else None,
+                "current": r == rotation,
+                "hx": send_ui({"tile": selected, "rotation": r}),
+            }
+            for r in range(4)
+        ],
     }
+
+
+def _turn_text(view: dict[str, Any], seat: int | None, names: list[str]) -> str | None:
+    turn = view.get("turn")
+    if not isinstance(turn, int):
+        return None
+    whose = names[turn] if turn < len(names) else f"Seat {turn + 1}"
+    return "Your turn" if turn == seat else f"{whose}’s turn"
+
+
+def _prompt(t: _Table) -> str:
+    """What this step asks of the player, in words."""
+    if t.phase == "cover":
+        return (f"Now cover a face-up tile: choose the one {t.selected} goes face-down on." if t.selected
+                else "Now cover a face-up tile: choose a tile from the open hand to cover it with.")
+    if t.selected:
+        return (f"Turn {t.selected} (the buttons, or the R key), then place it on a highlighted cell: "
+                "each shows what it would score.")
+    if t.takeable:
+        return "Choose a tile (from the open hand, or a face-down one on the board), then a highlighted cell."
+    return "Choose a tile from the open hand, then a highlighted cell."
