@@ -31,6 +31,8 @@ def clean_ui(view: dict[str, Any], seat: int | None, raw: dict[str, Any]) -> dic
 
 
 def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """A seat's (or a spectator's) Gomori table: the field's rows (made when the board is drawn), the hand with
+    its choices, the targets of the chosen card and a king's face-up targets, both sides' counts, and the prompt."""
     legal = view.get("legal") or []
     version = None  # the board's form carries the version the page shows (templates/jinja2/games/tables/gomori.html)
     selected: str | None = ui.get("card")

@@ -602,6 +602,8 @@ def _prompt(view: dict[str, Any], seat: int | None, selection: dict[str, Any], t
 
 
 def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """A seat's (or a spectator's) Rummy table: the hand in the chosen order, the packs being built for a lay-down,
+    the table's packs with what may be added, the piles and the turn's buttons, and the prompt."""
     legal = view.get("legal") or []
     my_turn = seat is not None and seat in view.get("must_act", [])
     playing = _playing(view, seat)
