@@ -56,6 +56,7 @@ def meta_for(game: str, players: int, status: str = "active", **extra: Any) -> d
             {
                 "index": i, "name": NAMES[i], "username": f"user{i}", "avatar": f"/media/a{i}.png?v=1&s=40",
                 "profile_url": f"/u/user{i}/", "is_bot": i == 2, "left": False, "bot_name": "", "clock": None,
+                "clock_text": "",
                 "user_id": i + 1, "open": False,
                 "invite_only": False, "present": True, "claim_in": None, "score": None, "place": None,
                 "reasons": ["it <scores> 'most'"] if i == 2 else [],

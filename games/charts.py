@@ -62,6 +62,7 @@ def rating_chart(series: dict[str, list[tuple[dt.datetime, float]]]) -> dict[str
         "right": CHART_WIDTH - CHART_PAD_RIGHT,
         "bottom": CHART_HEIGHT - CHART_PAD_BOTTOM,
         "label_y": CHART_HEIGHT - 8,
+        "label_x": CHART_PAD_LEFT - 6,  # the gridlines' values, right-aligned just left of the axis
         "lines": lines,
         "ticks": ticks,
         "start": t0,

@@ -6,6 +6,7 @@ Templates only ever see a view (what that seat may know), never a state. Each ga
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -21,6 +22,7 @@ from .models import Match
 from .results import Outcome, Termination
 from .selectors import Presence, away_seconds_left
 from .services import Snapshot, abort_allowed, clock_now
+from .tables import Timing
 
 FRAGMENTS = ("players", "status", "board", "hand", "log", "error")
 FRAGMENTS_TEMPLATE = "games/fragments.html"  # Jinja2, under templates/jinja2/: a block per fragment
@@ -105,6 +107,7 @@ def match_meta(snap: Snapshot, presence: dict[int, Presence], watchers: int = 0,
                     if seat.is_person else None
                 ),
                 "clock": round(clocks[seat.index], 1) if seat.index < len(clocks) else None,
+                "clock_text": _clock_text(clocks[seat.index]) if seat.index < len(clocks) else "",
                 "score": seat.final_score,
                 "place": seat.place,
                 "reasons": reasons.get(seat.index, []),
@@ -276,7 +279,8 @@ def table_context(
         context["my_turn"] = seat is not None and seat in view.get("must_act", [])
         context["waiting_on"] = [meta["players"][i]["bot_name"] or names[i] for i in view.get("must_act", [])
                                  if i != seat and i < len(meta["players"])]
-        context["table"] = game.presenter.present(view, seat, ui or {}, names)
+        timing = Timing(elapsed=meta.get("elapsed"), turn_age=meta.get("turn_age"))
+        context["table"] = game.presenter.present(view, seat, ui or {}, names, timing)
         context["away"] = [
             p for p in meta["players"]
             if not p["present"] and not p["is_bot"] and not p["open"] and p["index"] in view.get("must_act", [])
@@ -286,6 +290,12 @@ def table_context(
     if meta["result"]:
         context["outcome"] = describe_result(meta, seat)
     return context
+
+
+def _clock_text(seconds: float) -> str:
+    """A clock as it reads: "4:05" (whole seconds, rounded up: a clock at 0.2 s has not run out)."""
+    whole = math.ceil(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def describe_result(meta: dict[str, Any], seat: int | None) -> str:

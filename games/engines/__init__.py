@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from .base import Engine, IllegalAction
 
@@ -12,18 +13,18 @@ __all__ = ["ENGINES", "SLUGS", "IllegalAction", "get_engine"]
 SLUGS: tuple[str, ...] = ("gomori", "columbo", "ruhd", "rummy")
 
 
-def get_engine(slug: str) -> Engine:
+def get_engine(slug: str) -> Engine[Any]:
     """The ENGINE object of a game; KeyError for an unknown slug."""
     if slug not in SLUGS:
         raise KeyError(slug)
-    engine: Engine = importlib.import_module(f"{__name__}.{slug}").ENGINE
+    engine: Engine[Any] = importlib.import_module(f"{__name__}.{slug}").ENGINE
     return engine
 
 
-class _Engines(Mapping[str, Engine]):
+class _Engines(Mapping[str, Engine[Any]]):
     """slug -> engine, importing each engine module only when it is first asked for."""
 
-    def __getitem__(self, slug: str) -> Engine:
+    def __getitem__(self, slug: str) -> Engine[Any]:
         return get_engine(slug)
 
     def __iter__(self) -> Iterator[str]:
@@ -33,4 +34,4 @@ class _Engines(Mapping[str, Engine]):
         return len(SLUGS)
 
 
-ENGINES: Mapping[str, Engine] = _Engines()
+ENGINES: Mapping[str, Engine[Any]] = _Engines()

@@ -16,6 +16,7 @@ from typing import Any
 from .base import (
     RANKS,
     Action,
+    Engine,
     IllegalAction,
     View,
     card_name,
@@ -979,4 +980,4 @@ def _json_copy(value: Any) -> Any:
     return value
 
 
-ENGINE = ColumboEngine()
+ENGINE: Engine[State] = ColumboEngine()  # mypy checks the engine keeps the contract

@@ -15,6 +15,7 @@ from .base import (
     RANKS,
     Action,
     Cell,
+    Engine,
     IllegalAction,
     View,
     card_name,
@@ -619,7 +620,7 @@ class GomoriEngine:
         )
 
 
-ENGINE = GomoriEngine()
+ENGINE: Engine[State] = GomoriEngine()  # mypy checks the engine keeps the contract
 
 __all__ = [
     "COLORS",

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from games.engines.base import Action, Cell, IllegalAction, View, check_fields, parse_cell
+from games.engines.base import Action, Cell, Engine, IllegalAction, View, check_fields, parse_cell
 
 # The 48 tiles as printed: id, then the Up, Right, Down and Left sides (rotation 0).
 _TILE_TABLE = """
@@ -718,4 +718,4 @@ class RuhdEngine:
         )
 
 
-ENGINE = RuhdEngine()
+ENGINE: Engine[RuhdState] = RuhdEngine()  # mypy checks the engine keeps the contract

@@ -34,6 +34,7 @@ from .base import (
     SUIT_NAMES,
     SUITS,
     Action,
+    Engine,
     IllegalAction,
     View,
     card_name,
@@ -1126,4 +1127,4 @@ class RummyEngine:
         )
 
 
-ENGINE = RummyEngine()
+ENGINE: Engine[RummyState] = RummyEngine()  # mypy checks the engine keeps the contract

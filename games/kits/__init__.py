@@ -70,7 +70,7 @@ class Kit:
     blurb: str
     lower_is_better: bool  # whether the lower score wins (the tables, results and statistics read it)
     score_label: str
-    engine: Engine
+    engine: Engine[Any]
     # Turns a seat's view into display-ready data: present(view, seat, ui, names) and clean_ui(view, seat, raw);
     # optionally keep_ui(view, seat, ui) (what a selection keeps after an update) and BOARD_IS_PUBLIC.
     presenter: ModuleType

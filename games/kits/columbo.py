@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from ..stats import MatchFacts, MoveLoader
 
 
+def _signed(points: int) -> str:
+    return f"−{-points}" if points < 0 else str(points)  # a true minus sign, as printed in the rules
+
+
 def _cb_hand(seat: int, name: str, cards: Sequence[str | None], *, me: bool = False, shown: tuple[int, ...] = (),
              marks: dict[int, str] | None = None, tapped: bool = False) -> dict[str, Any]:
     """A grid: None is an empty slot; `shown` the slots drawn face-up; `marks` what happened to a slot."""
@@ -64,7 +68,7 @@ def _cb_results(rows: list[dict[str, Any]], ended: str) -> dict[str, Any]:
 
 @cache
 def _examples() -> dict[str, Any]:
-    values = [{"card": card(c), "points": card_points(c)} for c in
+    values = [{"card": card(c), "points": card_points(c), "text": _signed(card_points(c))} for c in
               ("AS", "2D", "7C", "10H", "JS", "QD", "KC", "KH")]
     hidden = ["4H", "JC", "9S", "2D"]
     ben = ["KS", "3C", "8D", "QH"]

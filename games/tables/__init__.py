@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
 from ..engines.base import RED_SUITS, SUIT_SYMBOLS, card_name, rank_of, suit_of
@@ -49,6 +50,18 @@ def card(code: str | None) -> dict[str, Any] | None:
         "spoken": spoken_name(code),
         "joker": False,
     }
+
+
+@dataclass(frozen=True)
+class Timing:
+    """What the server's clock says of a match at this update (None when it does not run): seconds since the
+    deal, and since the turn last changed. A presenter turns them into what a countdown shows."""
+
+    elapsed: int | None = None
+    turn_age: float | None = None
+
+
+NO_TIMING = Timing()  # a table drawn without a running clock (the rules' examples, tests)
 
 
 class Deferred(Sequence[T]):

@@ -18,7 +18,7 @@ from django.conf import settings
 from ..bots.columbo import COURTESY_SECONDS, SLAP_GRACE_SECONDS
 from ..engines.base import card_name, is_int, rank_of
 from ..engines.columbo import TAP_LIMIT, TAP_PENALTY, card_points, slot_name
-from . import card, send, send_ui
+from . import NO_TIMING, Timing, card, send, send_ui
 
 FLASH_SECONDS = 4.0
 FLASH_STEPS = 8  # flash classes flash-1 .. flash-8: half seconds left
@@ -242,7 +242,8 @@ def _at(value: list[int]) -> tuple[int, int]:
     return (value[0], value[1])
 
 
-def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
+def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str],
+            timing: Timing = NO_TIMING) -> dict[str, Any]:
     """A seat's (or a spectator's) Columbo table: the grids, the piles and buttons, the pending card action,
     the slap window, the tap and the results, as plain data for templates/jinja2/games/tables/columbo.html."""
     t = _table(view, seat, ui, names)
@@ -266,7 +267,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         "phase": t.phase,
         "current": view.get("current"),
         "current_name": t.words.name(view.get("current"), start=False) if view.get("current") is not None else "",
-        "wait": _wait(t, window_info),
+        "countdown": _countdown(_wait(t, window_info), timing),
         "over": t.over,
         "round": view["round"],
         "rounds": view["rounds"],
@@ -293,7 +294,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
                                  **({"pick": list(t.pick)} if t.pick is not None else {})}),
         "my_points": view.get("my_points") if known and seat is not None and not t.over else None,
         "results": _results(view, t.words),
-        "solo_info": _solo(view) if t.players == 1 else None,
+        "solo_info": _solo(view, timing) if t.players == 1 else None,
     }
 
 
@@ -527,6 +528,14 @@ def _tap_info(t: _Table) -> str | None:
     return f"{tapper} tapped: " + (f"{listed}{verb} one more turn." if left else "the round is ending.")
 
 
+def _countdown(wait: float | None, timing: Timing) -> int | None:
+    """The whole seconds left of a bot's wait (see _wait) at this update; None when nothing counts down."""
+    if wait is None or timing.turn_age is None:
+        return None
+    left = math.ceil(wait - timing.turn_age)
+    return left if left > 0 else None
+
+
 def _wait(t: _Table, window_info: dict[str, Any] | None) -> float | None:
     """How long a bot about to draw waits for the card action or the slaps (games.bots.columbo.patience): the
     board counts it down when the drawer is a bot (its template knows who is); the server stays the judge."""
@@ -626,10 +635,12 @@ def _results(view: dict[str, Any], words: _Words) -> dict[str, Any] | None:
     }
 
 
-def _solo(view: dict[str, Any]) -> dict[str, Any]:
-    """Turns, and once over the score with its parts: (4 - points) * 5000, the turn and the time bonuses."""
+def _solo(view: dict[str, Any], timing: Timing) -> dict[str, Any]:
+    """Turns, the time so far and the seconds the time bonus has left, and once over the score with its parts:
+    (4 - points) * 5000, the turn and the time bonuses."""
     solo = view.get("solo") or {}
-    info: dict[str, Any] = {"turns": solo.get("turns", view.get("turns", 0)), "bonus_seconds": SOLO_TIME_BONUS_SECONDS}
+    info: dict[str, Any] = {"turns": solo.get("turns", view.get("turns", 0)), "elapsed": timing.elapsed,
+                            "bonus_left": None if timing.elapsed is None else SOLO_TIME_BONUS_SECONDS - timing.elapsed}
     if solo.get("score") is not None:
         points = solo.get("points")
         seconds = solo.get("seconds") or 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engines.base import card_name
-from . import Deferred, card, send, send_ui, spoken_name
+from . import NO_TIMING, Deferred, Timing, card, send, send_ui, spoken_name
 
 # The board shows only what both players and spectators know (every field card was seen face-up) and,
 # with nothing selected, nothing that depends on the viewer: one rendering serves them all.
@@ -30,7 +30,8 @@ def clean_ui(view: dict[str, Any], seat: int | None, raw: dict[str, Any]) -> dic
     return {"card": chosen}
 
 
-def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
+def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str],
+            timing: Timing = NO_TIMING) -> dict[str, Any]:
     """A seat's (or a spectator's) Gomori table: the field's rows (made when the board is drawn), the hand with
     its choices, the targets of the chosen card and a king's face-up targets, both sides' counts, and the prompt."""
     legal = view.get("legal") or []

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import send, send_ui
+from . import NO_TIMING, Timing, send, send_ui
 
 DIRECTIONS = ("up", "right", "down", "left")
 COLOURS = {"G": "green", "Y": "yellow", "B": "blue", "R": "red"}
@@ -243,7 +243,8 @@ def _table(view: dict[str, Any], seat: int | None, ui: dict[str, Any]) -> _Table
     )
 
 
-def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
+def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str],
+            timing: Timing = NO_TIMING) -> dict[str, Any]:
     """The board grid, the open hand, the selection's controls, the prompt and the score pad for one viewer."""
     t = _table(view, seat, ui)
     pad, rings = _pad(view, seat, names)

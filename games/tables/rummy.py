@@ -33,7 +33,7 @@ from ..engines.rummy import (
     is_code,
     new_pack,
 )
-from . import card, send, send_ui
+from . import NO_TIMING, Timing, card, send, send_ui
 
 SORTS = ("suit", "rank", "custom")
 MAX_BUILD = 4  # 13 cards make at most 4 packs, one card kept
@@ -601,7 +601,8 @@ def _prompt(view: dict[str, Any], seat: int | None, selection: dict[str, Any], t
     return "Lay down packs, add cards to the packs on the table, or select a card to discard."
 
 
-def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> dict[str, Any]:
+def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str],
+            timing: Timing = NO_TIMING) -> dict[str, Any]:
     """A seat's (or a spectator's) Rummy table: the hand in the chosen order, the packs being built for a lay-down,
     the table's packs with what may be added, the piles and the turn's buttons, and the prompt."""
     legal = view.get("legal") or []
