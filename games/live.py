@@ -39,6 +39,15 @@ HEARTBEAT_SECONDS = 15.0
 RELOADS = 5  # fence failures in a row before a change gives up (only under heavy contention)
 
 
+
+def raise_if_cancelled() -> None:
+    """For a loop that logs an error and goes on: stop if this task was asked to stop. A library may turn the
+    cancellation into its own error (redis-py closes the connection and raises ConnectionError), and a loop
+    that caught it as an error would then run forever, holding up whoever waits for it (a test's teardown)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
 class Viewer(Protocol):
     """A socket on a match (games.consumers.MatchConsumer)."""
 
@@ -347,6 +356,7 @@ class LiveMatch:
                         await database_sync_to_async(services.presence_beat)(socket=socket.channel_name)
                 await self.refresh_presence()
             except Exception:
+                raise_if_cancelled()
                 log.exception("heartbeat of match %s", self.id)
 
     def close(self) -> None:
@@ -435,6 +445,7 @@ class Hub:
             except asyncio.CancelledError:
                 raise
             except Exception:
+                raise_if_cancelled()
                 log.exception("live message")
                 await asyncio.sleep(0.1)
 

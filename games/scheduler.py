@@ -15,7 +15,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from . import selectors
-from .live import hub
+from .live import hub, raise_if_cancelled
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,7 @@ async def _loop() -> None:
         except asyncio.CancelledError:
             raise
         except Exception:  # the database may be briefly away; keep trying
+            raise_if_cancelled()
             log.exception("bot runner")
             await asyncio.sleep(1)
         await asyncio.sleep(POLL_SECONDS)

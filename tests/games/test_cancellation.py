@@ -1,0 +1,61 @@
+"""The live core's background loops stop when they are cancelled, even when a library turns the cancellation
+into an error of its own (redis-py closes its connection and raises ConnectionError): a loop that logged that
+error and went on ran forever, and the test's event loop waited for it at teardown (the scale-out CI pass hung
+in test_table_columbo.py until pytest-timeout stopped it)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import pytest
+
+from games import live
+
+
+class SwallowingLayer:
+    """A channel layer whose receive, once cancelled, raises a ConnectionError instead (as redis-py does)."""
+
+    def __init__(self) -> None:
+        self.receives = 0
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        self.receives += 1
+        if self.receives > 1:  # a loop that went on after its cancellation: end it here, so the test can't hang
+            raise asyncio.CancelledError
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            raise ConnectionError("Connection closed by server.") from None
+        return {}
+
+
+async def test_the_news_reader_stops_when_cancelled_though_the_layer_swallows_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    layer = SwallowingLayer()
+    monkeypatch.setattr(live, "get_channel_layer", lambda: layer)
+    hub = live.Hub()
+    hub.channel = "test-channel"
+    reader = asyncio.get_running_loop().create_task(hub._read())
+    await asyncio.sleep(0.05)
+    reader.cancel()
+    await asyncio.wait({reader}, timeout=2)
+    assert reader.cancelled()
+    assert layer.receives == 1  # it did not go back to the layer after the cancellation
+
+
+async def test_raise_if_cancelled_only_raises_in_a_task_asked_to_stop() -> None:
+    live.raise_if_cancelled()  # not cancelled: nothing happens
+
+    async def swallowing() -> None:
+        with contextlib.suppress(asyncio.CancelledError):  # swallowed, as a library might
+            await asyncio.sleep(3600)
+        live.raise_if_cancelled()
+
+    task = asyncio.get_running_loop().create_task(swallowing())
+    await asyncio.sleep(0)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    assert task.cancelled()
