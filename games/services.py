@@ -715,6 +715,11 @@ def bot_user(slug: str, level: str) -> Any:
     raise ServiceError(f"There is no {level} bot for {GAMES[slug].name}.")
 
 
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+# The match columns a change may write (everything else is fixed at creation).
 ROW_FIELDS = ("status", "version", "move_count", "state", "started_at", "finished_at", "turn_started_at", "bot_due_at",
               "result", "rematch_votes", "rematch_id", "rematch_declined", "handovers", "clock_left", "clock_due_at")
 

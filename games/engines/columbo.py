@@ -942,7 +942,7 @@ class ColumboEngine:
             "rounds_played": [{"round": h["round"], "scores": list(h["scores"]), "points": list(h["points"]),
                                "penalties": list(h["penalties"]), "tapper": h["tapper"],
                                "ended_by": h["ended_by"]} for h in st.history],
-            "last_round": _json_copy(st.history[-1]) if st.history else None,
+            "last_round": json_copy(st.history[-1]) if st.history else None,
             "my_points": own_points,
             "solo": solo,
         }
@@ -960,24 +960,17 @@ class ColumboEngine:
             "hands": [list(h) for h in st.hands], "stock": list(st.stock), "discard": list(st.discard),
             "known": dict(st.known), "peeked": [None if p is None else list(p) for p in st.peeked],
             "current": st.current, "step": st.step, "drawn": st.drawn, "drawn_from": st.drawn_from,
-            "seq": st.seq, "window": _json_copy(st.window), "action": _json_copy(st.action),
+            "seq": st.seq, "window": json_copy(st.window), "action": json_copy(st.action),
             "tapper": st.tapper, "final_turns": list(st.final_turns), "turns": st.turns, "seconds": st.seconds,
-            "totals": list(st.totals), "history": _json_copy(st.history), "slapped": _json_copy(st.slapped),
-            "log": _json_copy(st.log), "last": _json_copy(st.last), "solo": st.solo,
+            "totals": list(st.totals), "history": json_copy(st.history), "slapped": json_copy(st.slapped),
+            "log": json_copy(st.log), "last": json_copy(st.last), "solo": st.solo,
         }
 
     def load(self, data: dict[str, Any]) -> State:
         """The state from dump()'s data."""
-        return State(**_json_copy(data))
+        return State(**json_copy(data))
 
 
-def _json_copy(value: Any) -> Any:
-    """A deep copy of plain JSON data (dicts, lists, scalars)."""
-    if isinstance(value, dict):
-        return {k: _json_copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_copy(v) for v in value]
-    return value
 
 
 ENGINE: Engine[State] = ColumboEngine()  # mypy checks the engine keeps the contract

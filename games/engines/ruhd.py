@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from games.engines.base import Action, Cell, Engine, IllegalAction, View, check_fields, parse_cell
+from games.engines.base import Action, Cell, Engine, IllegalAction, View, check_fields, json_copy, parse_cell
 
 # The 48 tiles as printed: id, then the Up, Right, Down and Left sides (rotation 0).
 _TILE_TABLE = """
@@ -296,15 +296,6 @@ class RuhdState:
     log: tuple[dict[str, Any], ...]
     last: dict[str, Any] | None
     last_placement: dict[str, Any] | None
-
-
-def _json_copy(value: Any) -> Any:
-    """A deep copy of plain JSON data (much faster than copy.deepcopy), so callers never share the state's."""
-    if type(value) is dict:
-        return {key: _json_copy(item) for key, item in value.items()}
-    if type(value) is list:
-        return [_json_copy(item) for item in value]
-    return value
 
 
 def _ids(tiles: tuple[int, ...] | list[int]) -> list[str]:
@@ -635,8 +626,8 @@ class RuhdEngine:
             "result": self.result(state) if over else None,
             "legal": self.legal_actions(state, seat) if acting and seat is not None else [],
             "log": [dict(event) for event in state.log],
-            "last": _json_copy(state.last),
-            "last_placement": _json_copy(state.last_placement),
+            "last": json_copy(state.last),
+            "last_placement": json_copy(state.last_placement),
             "phase": state.phase,
             "turn": None if over else state.turn,
             "board": board_view,
@@ -697,8 +688,8 @@ class RuhdEngine:
             "phase": state.phase,
             "recent": None if state.recent is None else list(state.recent),
             "log": [dict(event) for event in state.log],
-            "last": _json_copy(state.last),
-            "last_placement": _json_copy(state.last_placement),
+            "last": json_copy(state.last),
+            "last_placement": json_copy(state.last_placement),
         }
 
     def load(self, data: dict[str, Any]) -> RuhdState:
@@ -713,8 +704,8 @@ class RuhdEngine:
             hand=tuple(TILE_INDEX[t] for t in data["hand"]), deck=tuple(TILE_INDEX[t] for t in data["deck"]),
             set_aside=tuple(TILE_INDEX[t] for t in data["set_aside"]), scores=tuple(data["scores"]),
             turn=data["turn"], phase=data["phase"], recent=None if recent is None else (recent[0], recent[1]),
-            log=tuple(dict(event) for event in data["log"]), last=_json_copy(data["last"]),
-            last_placement=_json_copy(data["last_placement"]),
+            log=tuple(dict(event) for event in data["log"]), last=json_copy(data["last"]),
+            last_placement=json_copy(data["last_placement"]),
         )
 
 

@@ -39,6 +39,7 @@ from .base import (
     View,
     card_name,
     check_fields,
+    json_copy,
 )
 
 PLAYERS = 2
@@ -613,15 +614,6 @@ def _table_count(state: RummyState) -> int:
     return sum(len(pack.cards) for pack in state.packs)
 
 
-def _plain(value: Any) -> Any:
-    """A deep copy of JSON data (dicts, lists and scalars), faster than copy.deepcopy."""
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
-
-
 def _hand_penalty(hand: list[str]) -> int:
     return sum(card_penalty(card) for card in hand)
 
@@ -1025,7 +1017,7 @@ class RummyEngine:
             log.append({"seat": event["seat"], "text": text})
         last = None
         if state.last is not None:
-            last = _plain(state.last)
+            last = json_copy(state.last)
             for entry in last["actions"]:
                 if entry["type"] == "draw" and entry["from"] == "stock" and seat != last["seat"]:
                     entry["card"] = None
@@ -1099,7 +1091,7 @@ class RummyEngine:
             "final_scores": list(state.final_scores),
             "final_hands": None if state.final_hands is None else [list(h) for h in state.final_hands],
             "log": [dict(event) for event in state.log],
-            "last": _plain(state.last),
+            "last": json_copy(state.last),
         }
 
     def load(self, data: dict[str, Any]) -> RummyState:
@@ -1123,7 +1115,7 @@ class RummyEngine:
             final_scores=list(data["final_scores"]),
             final_hands=None if data["final_hands"] is None else [list(h) for h in data["final_hands"]],
             log=[dict(event) for event in data["log"]],
-            last=_plain(data["last"]),
+            last=json_copy(data["last"]),
         )
 
 
