@@ -19,9 +19,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.crypto import constant_time_compare
 
-from accounts.models import Viewer
-
-from . import chat, selectors, services
+from . import chat, lobby, services
 from .catalog import kit
 from .engines import IllegalAction
 from .live import LiveMatch, hub
@@ -174,13 +172,8 @@ class NotifyConsumer(SessionBound):
         await asyncio.sleep(0.5)
         # The lists' Join forms post with the page's CSRF secret (the cookie this socket came with).
         csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
-        html = await database_sync_to_async(lobby_lists)(self.scope["user"], csrf)
+        html = await database_sync_to_async(lobby.lists_html)(self.scope["user"], csrf)
         await self.send(text_data=html)
-
-
-def lobby_lists(user: Viewer, csrf_token: str) -> str:
-    return render_to_string("games/lobby.html#lists", {**selectors.lobby_lists(user), "csrf_token": csrf_token,
-                                                       "user": user})
 
 
 def name_seats(message: str, names: list[str], viewer: int | None) -> str:

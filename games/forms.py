@@ -1,7 +1,8 @@
-"""The lobby's match-creation form, one per game."""
+"""The lobby's match-creation form, one per game, and the history's filters."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -110,6 +111,35 @@ class CreateMatchForm(forms.Form):
 
     def options(self) -> dict[str, Any]:
         return {spec.name: self.cleaned_data[f"opt_{spec.name}"] for spec in self.info.options}
+
+
+@dataclass(frozen=True)
+class FieldView:
+    """A form field as templates/jinja2/games/form_fields.html draws it: its label, its control as Django's widget
+    would be given it (name, value, attributes, options), its help text and its errors."""
+
+    id: str
+    label: str
+    widget: dict[str, Any]
+    help_text: str
+    errors: list[str]
+
+
+def field_view(field: forms.BoundField) -> FieldView:
+    """The field as Django's BoundField.as_widget prepares it (required, min and max, aria-invalid and
+    aria-describedby, the chosen option), without drawing it: Django's template renderer drew the lobby's four
+    forms in 8 ms, three times the whole sign-in page (issue 20); Jinja2 draws the same in a fraction of it."""
+    widget = field.field.widget
+    attrs = field.build_widget_attrs({}, widget)
+    if field.auto_id and "id" not in widget.attrs:
+        attrs.setdefault("id", field.auto_id)
+    return FieldView(
+        id=str(attrs.get("id", "")),
+        label=str(field.label),
+        widget=widget.get_context(field.html_name, field.value(), attrs)["widget"],
+        help_text=str(field.help_text),
+        errors=[str(error) for error in field.errors],
+    )
 
 
 def all_forms(data: Any = None, only: str | None = None) -> list[CreateMatchForm]:

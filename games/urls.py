@@ -4,7 +4,7 @@ from . import history_views, rules_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("play/", views.lobby, name="play"),
+    path("play/", views.play, name="play"),
     path("play/new/<slug:game>/", views.create_match, name="create_match"),
     path("m/<int:match_id>/", views.match_page, name="match"),
     path("m/<int:match_id>/join/", views.join_match, name="join_match"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -12,7 +13,7 @@ from django_htmx.middleware import HtmxDetails
 
 from accounts.models import User
 
-from . import selectors, services
+from . import lobby, selectors, services
 from .catalog import GAMES
 from .engines import get_engine
 from .forms import CreateMatchForm, all_forms
@@ -38,11 +39,22 @@ class SignedInRequest(HtmxRequest):
     user: User
 
 
+def _lobby_page(request: HttpRequest, forms: list[CreateMatchForm], *, open_game: str = "",
+                status: int = 200) -> HttpResponse:
+    csrf_token = get_token(request)
+    return render(request, "games/lobby.html", {
+        "create_forms": lobby.create_forms_html(forms, open_game=open_game, signed_in=request.user.is_authenticated,
+                                                csrf_token=csrf_token),
+        "lobby_lists": lobby.lists_html(request.user, csrf_token),
+    }, status=status)
+
+
 @require_GET
-def lobby(request: HtmxRequest) -> HttpResponse:
+def play(request: HtmxRequest) -> HttpResponse:
+    """The lobby: the create forms and the lists (only the lists for htmx)."""
     if request.htmx:
-        return render(request, "games/lobby.html#lists", selectors.lobby_lists(request.user))
-    return render(request, "games/lobby.html", {"forms": all_forms(), **selectors.lobby_lists(request.user)})
+        return HttpResponse(lobby.lists_html(request.user, get_token(request)))
+    return _lobby_page(request, all_forms())
 
 
 @login_required
@@ -69,8 +81,7 @@ def create_match(request: SignedInRequest, game: str) -> HttpResponse:
         else:
             return redirect(match)
     forms = [form if f.info.slug == game else f for f in all_forms()]
-    context = {"forms": forms, "open_game": game, **selectors.lobby_lists(request.user)}
-    return render(request, "games/lobby.html", context, status=400)
+    return _lobby_page(request, forms, open_game=game, status=400)
 
 
 @login_required
