@@ -41,9 +41,12 @@ RELOADS = 5  # fence failures in a row before a change gives up (only under heav
 
 
 def raise_if_cancelled() -> None:
-    """For a loop that logs an error and goes on: stop if this task was asked to stop. A library may turn the
-    cancellation into its own error (redis-py closes the connection and raises ConnectionError), and a loop
-    that caught it as an error would then run forever, holding up whoever waits for it (a test's teardown)."""
+    """For a loop that runs until cancelled: stop if this task was asked to stop, though the await that took
+    the cancellation did not raise it. Libraries swallow it: redis-py turns it into its own ConnectionError
+    (which a loop that logs errors and goes on would catch), and asgiref's sync_to_async, cancelled while its
+    thread runs, waits for the thread and returns the result as if nothing had happened. The loop would then
+    run forever, holding up whoever waits for it (a server's shutdown, a test's teardown). Each such loop
+    checks this at every turn, and after catching an error."""
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
@@ -348,6 +351,7 @@ class LiveMatch:
     async def _beat(self) -> None:
         """Keep this process's seat sockets counted, and notice other processes' sockets going stale."""
         while True:
+            raise_if_cancelled()
             await asyncio.sleep(HEARTBEAT_SECONDS)
             try:
                 for socket in list(self.sockets):
@@ -439,6 +443,7 @@ class Hub:
     async def _read(self) -> None:
         layer = get_channel_layer()
         while True:
+            raise_if_cancelled()
             try:
                 message = await layer.receive(self.channel)
                 await self.on_message(message)

@@ -38,6 +38,7 @@ async def run_due_bots() -> int:
 
 async def _loop() -> None:
     while True:
+        raise_if_cancelled()  # a cancellation taken by a database call returns normally (see there)
         try:
             await run_due_bots()
         except asyncio.CancelledError:

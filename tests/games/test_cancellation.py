@@ -59,3 +59,41 @@ async def test_raise_if_cancelled_only_raises_in_a_task_asked_to_stop() -> None:
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     assert task.cancelled()
+
+
+async def test_the_bot_runner_stops_when_cancelled_during_a_database_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database call that announces a change (services: async_to_sync(layer.group_send) in a try that logs a
+    lost message) takes the runner's cancellation: redis-py turns it into a ConnectionError, the service logs it
+    and returns, and asgiref's sync_to_async then returns the result as if nothing had happened. The runner went
+    on polling forever, and scheduler.stop() waited for it: the scale-out pass hung in test_frame_fuzzing and
+    test_services until pytest-timeout stopped them."""
+    from asgiref.sync import async_to_sync
+
+    from games import scheduler
+
+    calls: list[int] = []
+
+    async def announce() -> None:  # as channels-redis' group_send under redis-py
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            raise ConnectionError("Connection closed by server.") from None
+
+    def due_matches_announcing(limit: int = 50) -> list[tuple[int, int]]:
+        calls.append(limit)
+        with contextlib.suppress(Exception):  # as services.announce: a lost message is logged, never raised
+            async_to_sync(announce)()
+        return []
+
+    monkeypatch.setattr(scheduler.selectors, "due_bot_matches", due_matches_announcing)
+    runner = asyncio.get_running_loop().create_task(scheduler._loop())
+    await asyncio.sleep(0.2)
+    runner.cancel()
+    await asyncio.wait({runner}, timeout=3)
+    try:
+        assert runner.done() and runner.cancelled()
+        assert len(calls) == 1  # it did not poll again after the cancellation
+    finally:
+        runner.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait({runner}, timeout=1)
