@@ -17,6 +17,7 @@ in this process with the test client), and the ratio of the median to the sign-i
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardclub .venv/bin/python bench/pages.py
     .venv/bin/python bench/pages.py --reuse                # keep the club built by the last run of this size
     .venv/bin/python bench/pages.py --reuse --profile /history/   # cProfile of one page, in this process
+    .venv/bin/python bench/pages.py --reuse --explain      # each page's queries; full scans of growing tables
 """
 
 from __future__ import annotations
@@ -295,6 +296,42 @@ def count_queries(pages: dict[str, str], cookie: tuple[str, str]) -> dict[str, i
     return counts
 
 
+# The tables that grow with every match played; a page may scan the others (people, statistics), which grow
+# with the club's members only.
+GROWING = ("games_match", "games_seat", "games_move", "games_playerresult", "games_finishedmatch")
+
+
+def explain(pages: dict[str, str], cookie: tuple[str, str]) -> None:
+    """Each page's queries with the database's plan, and any full scan of a table that grows with the matches
+    played (SQLite: SCAN of the table itself, not of one of its indexes; PostgreSQL: a Seq Scan)."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    postgres = connection.vendor == "postgresql"
+    for label, path in pages.items():
+        client = Client()
+        if path != SIGN_IN:
+            client.cookies[cookie[0]] = cookie[1]
+        client.get(path)
+        with CaptureQueriesContext(connection) as captured:
+            client.get(path)
+        print(f"== {label} ({path}): {len(captured)} queries")
+        for query in captured.captured_queries:
+            sql = query["sql"]
+            if not sql.lstrip().upper().startswith("SELECT"):
+                continue
+            with connection.cursor() as cursor:
+                cursor.execute(("EXPLAIN " if postgres else "EXPLAIN QUERY PLAN ") + sql)
+                plan = [row[0] if postgres else row[-1] for row in cursor.fetchall()]
+            scans = [line.strip() for line in plan if any(
+                (f"Seq Scan on {table} " in line or line.rstrip().endswith(f"Seq Scan on {table}")) if postgres
+                else (line.startswith(f"SCAN {table}") and " INDEX " not in line) for table in GROWING)]
+            print(f"  {query['time']}s  {sql[:150]}")
+            for line in scans:  # a scan under a LIMIT stops there: bounded, whatever the table's size
+                print(f"    {'scan up to the LIMIT' if ' LIMIT ' in sql else 'FULL SCAN'}: {line}")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -375,6 +412,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=20, help="timed fetches of each page")
     parser.add_argument("--reuse", action="store_true", help="keep the club the last run of this size built")
     parser.add_argument("--profile", metavar="PATH", help="profile one page in this process instead")
+    parser.add_argument("--explain", action="store_true",
+                        help="print each page's queries and any full scan of a table that grows with the matches")
     args = parser.parse_args()
 
     url = bench_database(args.matches)
@@ -406,6 +445,9 @@ def main() -> None:
     cookie = (settings.SESSION_COOKIE_NAME, session)
     if args.profile:
         profile(args.profile, cookie)
+        return
+    if args.explain:
+        explain(pages, cookie)
         return
     if args.requests <= 0:  # only build (or check) the club
         return

@@ -305,14 +305,15 @@ def bases_for(game: str, state: Any, version: int, seat: int, page: str) -> list
 
 def would_change(game: str, text: str, state: Any, version: int, status: str, seat: int | None) -> bool:
     """Whether the consumer would change the match with this frame from this socket (a legal move, resigning,
-    a rematch vote): such frames are not sent. Read as the consumer reads it (games/consumers.py)."""
-    if seat is None:
-        return False
+    a rematch vote, and from anyone a chat line or a mute): such frames are not sent. Read as the consumer
+    reads it (games/consumers.py)."""
     try:
         frame = consumers.parse_json(text)
     except consumers.Unreadable:
         return False
     if not isinstance(frame, dict) or "ui" in frame:
+        return False
+    if seat is None and frame.get("op") not in ("chat", "mute", "unmute"):  # spectators chat in their own room
         return False
     if "action" not in frame:
         op = frame.get("op")
@@ -324,6 +325,8 @@ def would_change(game: str, text: str, state: Any, version: int, status: str, se
         if op in {"mute", "unmute"}:  # a real person muted redraws this socket's chat: not a change, but news
             return isinstance(frame.get("user"), int) and not isinstance(frame.get("user"), bool)
         return op in {"resign", "abort"} or (op in {"rematch", "decline"} and status != Match.Status.ACTIVE)
+    if seat is None:
+        return False
     try:
         action = consumers.json_field(frame["action"])
         expected = consumers.int_field(frame.get("version"))
