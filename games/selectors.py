@@ -28,17 +28,22 @@ def _with_seats(matches: QuerySet[Match]) -> QuerySet[Match]:
     return matches.prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index")))
 
 
+# What the lobby's lists show of a match and its players: its game, status, players and links. The rest (the
+# state, options, result and clock JSON, decoded for every match listed; the players' passwords and emails)
+# stays in the database: the lists read 56 matches for every lobby page and every redraw of its socket.
+LIST_FIELDS = ("id", "game", "players", "status", "is_public", "created_by", "created_at", "updated_at",
+               "started_at")
+LIST_SEAT_FIELDS = ("id", "match_id", "index", "user_id", "invite_only", "user__id", "user__username",
+                    "user__display_name", "user__avatar", "user__is_bot")
+
+
 def _with_seat_list(matches: QuerySet[Match]) -> QuerySet[Match]:
     """Seats and players as a plain list, match.seat_list: the lists read them for every match, and each
     match.seats.all() on a prefetched manager clones a queryset."""
-    seats = Seat.objects.select_related("user").order_by("index")
+    seats = Seat.objects.select_related("user").only(*LIST_SEAT_FIELDS).order_by("index")
     # The attribute is declared on Match (for the code that reads it), which the stubs' plugin sees as a redefinition.
-    return matches.prefetch_related(Prefetch("seats", queryset=seats, to_attr="seat_list"))  # type: ignore[no-redef]
-
-
-# The lobby's lists show a match's game, status, players and links: its state, the largest JSON of the row
-# (decoded for every match listed, a third of the lobby's reads), stays in the database.
-LIST_DEFERRED = ("state",)
+    return matches.only(*LIST_FIELDS).prefetch_related(  # type: ignore[no-redef]
+        Prefetch("seats", queryset=seats, to_attr="seat_list"))
 
 
 def open_matches(user: Viewer, limit: int = 30) -> list[Match]:
@@ -47,7 +52,7 @@ def open_matches(user: Viewer, limit: int = 30) -> list[Match]:
                                    seats__invite_only=False)
     if user.is_authenticated:
         matches = matches.exclude(seats__user=user)
-    return list(_with_seat_list(matches.distinct().defer(*LIST_DEFERRED).order_by("-created_at"))[:limit])
+    return list(_with_seat_list(matches.distinct().order_by("-created_at"))[:limit])
 
 
 def my_matches(user: Viewer, limit: int = 30) -> list[Match]:
@@ -56,7 +61,7 @@ def my_matches(user: Viewer, limit: int = 30) -> list[Match]:
         return []
     matches = Match.objects.filter(
         seats__user=user, status__in=[Match.Status.WAITING, Match.Status.ACTIVE]
-    ).distinct().defer(*LIST_DEFERRED).order_by("-updated_at")
+    ).distinct().order_by("-updated_at")
     rows = list(_with_seat_list(matches)[:limit])
     for match in rows:  # what the list offers besides opening it (the services decide again on the click)
         others = [seat for seat in match.seat_list if seat.user_id != user.pk]
@@ -84,7 +89,7 @@ def watchable_matches(user: Viewer, limit: int = 20) -> list[Match]:
     matches = Match.objects.filter(status=Match.Status.ACTIVE, is_public=True)
     if user.is_authenticated:
         matches = matches.exclude(seats__user=user)
-    return list(_with_seat_list(matches.defer(*LIST_DEFERRED).order_by("-started_at"))[:limit])
+    return list(_with_seat_list(matches.order_by("-started_at"))[:limit])
 
 
 def match_for_viewer(match_id: int) -> Match | None:
