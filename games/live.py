@@ -39,7 +39,6 @@ HEARTBEAT_SECONDS = 15.0
 RELOADS = 5  # fence failures in a row before a change gives up (only under heavy contention)
 
 
-
 def raise_if_cancelled() -> None:
     """For a loop that runs until cancelled: stop if this task was asked to stop, though the await that took
     the cancellation did not raise it. Libraries swallow it: redis-py turns it into its own ConnectionError
@@ -50,6 +49,7 @@ def raise_if_cancelled() -> None:
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
+
 
 class Viewer(Protocol):
     """A socket on a match (games.consumers.MatchConsumer)."""

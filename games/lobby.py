@@ -8,9 +8,7 @@ widgets (issue 20); the page (games/lobby.html) is still a Django template, arou
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import Viewer
@@ -47,7 +45,7 @@ class CreateForm:
     clock_turn: FieldView
 
 
-def create_form(form: CreateMatchForm, *, open_game: str) -> CreateForm:
+def create_form(form: CreateMatchForm, *, open_game: str, rules: Link, create: Link) -> CreateForm:
     info = form.info
     low, high = info.engine.min_players, info.engine.max_players
     return CreateForm(
@@ -55,8 +53,8 @@ def create_form(form: CreateMatchForm, *, open_game: str) -> CreateForm:
         name=info.name,
         players_text=f"{low} players" if low == high else f"{low}–{high} players",
         blurb=info.blurb,
-        rules_url=reverse("rules", args=[info.slug]),
-        action_url=reverse("create_match", args=[info.slug]),
+        rules_url=rules(info.slug),
+        action_url=create(info.slug),
         open=open_game == info.slug,
         errors=[str(error) for error in form.non_field_errors()],
         players=field_view(form["players"]),
@@ -76,17 +74,22 @@ def create_forms_html(forms: list[CreateMatchForm], *, open_game: str, signed_in
                       csrf_token: str) -> SafeString:
     """The "Start a match" forms, one per game; the one of open_game (else the first) unfolded."""
     open_game = open_game or (forms[0].info.slug if forms else "")
+    rules, create = Link("rules"), Link("create_match")
     return mark_safe(render_block(TEMPLATE, "create", {
-        "forms": [create_form(form, open_game=open_game) for form in forms],
+        "forms": [create_form(form, open_game=open_game, rules=rules, create=create) for form in forms],
         "signed_in": signed_in,
         "csrf_token": csrf_token,
     }))
 
 
 def lists_html(user: Viewer, csrf_token: str) -> SafeString:
-    """The three lists (#lobby-lists): this person's matches, those waiting for players, those to watch."""
-    lists: dict[str, Any] = selectors.lobby_lists(user)
+    """The three lists (#lobby-lists): this person's matches, those waiting for players, those to watch, each
+    match with the URLs its line links to (one reverse() per URL name, games.links)."""
+    lists = selectors.lobby_lists(user)
+    page, join = Link("match", numeric=True), Link("join_match", numeric=True)
     cancel, abandon = Link("cancel_match", numeric=True), Link("abandon_match", numeric=True)
-    for match in lists["my_matches"]:
-        match.cancel_url, match.abandon_url = cancel(match.pk), abandon(match.pk)
+    for matches in lists.values():
+        for match in matches:
+            match.page_url, match.join_url = page(match.pk), join(match.pk)
+            match.cancel_url, match.abandon_url = cancel(match.pk), abandon(match.pk)
     return mark_safe(render_block(TEMPLATE, "lists", {**lists, "csrf_token": csrf_token}))

@@ -70,12 +70,15 @@ class Match(models.Model):
     # The match's next game, once a rematch was agreed.
     rematch = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
-    # Not columns: what the selectors that list matches attach (prefetches' to_attr, links, the lobby's offers).
+    # Not columns: what the selectors that list matches attach (prefetches' to_attr, the lobby's offers), and
+    # the lobby's links.
     seat_list: list[Seat]
     occupied: list[Seat]
     replay_moves: list[Move]
-    page_url: str
+    page_url: str  # the lobby's links (games.lobby)
     join_url: str
+    cancel_url: str
+    abandon_url: str
     can_cancel: bool
     can_abandon: bool
 

@@ -18,7 +18,6 @@ from django.utils import timezone
 from accounts.models import User, Viewer
 
 from . import models
-from .links import Link
 from .models import FinishedMatch, Match, PlayerResult, PlayerStats, Seat
 
 PRESENCE_STALE_SECONDS = 45  # a socket without a heartbeat for this long is gone
@@ -72,16 +71,10 @@ def my_matches(user: Viewer, limit: int = 30) -> list[Match]:
 
 
 def lobby_lists(user: Viewer) -> dict[str, list[Match]]:
-    """The lobby's three lists for this person (the page, and its socket as matches open and fill), each
-    match with the URLs its line links to (page_url, join_url: one reverse() per list, games.links)."""
-    lists = {
+    """The lobby's three lists for this person (the page, and its socket as matches open and fill)."""
+    return {
         "open_matches": open_matches(user), "my_matches": my_matches(user), "watch_matches": watchable_matches(user),
     }
-    page, join = Link("match", numeric=True), Link("join_match", numeric=True)
-    for matches in lists.values():
-        for match in matches:
-            match.page_url, match.join_url = page(match.pk), join(match.pk)
-    return lists
 
 
 def watchable_matches(user: Viewer, limit: int = 20) -> list[Match]:

@@ -971,6 +971,4 @@ class ColumboEngine:
         return State(**json_copy(data))
 
 
-
-
 ENGINE: Engine[State] = ColumboEngine()  # mypy checks the engine keeps the contract
