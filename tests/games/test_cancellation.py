@@ -72,8 +72,10 @@ async def test_the_bot_runner_stops_when_cancelled_during_a_database_call(monkey
     from games import scheduler
 
     calls: list[int] = []
+    announcing = asyncio.Event()
 
     async def announce() -> None:  # as channels-redis' group_send under redis-py
+        announcing.set()
         try:
             await asyncio.sleep(3600)
         except asyncio.CancelledError:
@@ -87,7 +89,8 @@ async def test_the_bot_runner_stops_when_cancelled_during_a_database_call(monkey
 
     monkeypatch.setattr(scheduler.selectors, "due_bot_matches", due_matches_announcing)
     runner = asyncio.get_running_loop().create_task(scheduler._loop())
-    await asyncio.sleep(0.2)
+    # The cancellation must land inside the call (the database thread may still be busy with another test's).
+    await asyncio.wait_for(announcing.wait(), timeout=10)
     runner.cancel()
     await asyncio.wait({runner}, timeout=3)
     try:
