@@ -213,6 +213,14 @@ class MatchConsumer(SessionBound):
         if live is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
+        live.arriving += 1  # no await since get: the copy is still the hub's
+        try:
+            await self.enter(live, code)
+        finally:
+            live.arriving -= 1
+            await live.hub.drop(live)  # if this socket was refused and nobody else holds the copy
+
+    async def enter(self, live: LiveMatch, code: str) -> None:
         held = live.snap.seat_of(self.user_id)
         self.seat = held.index if held is not None and not held.is_bot else None
         # A person whose seat a bot plays since they left watches, and may take it back.

@@ -110,6 +110,9 @@ class LiveMatch:
         self.presence = presence
         self.watchers = watchers  # spectators' sockets on the match, in every process
         self.sockets: set[Viewer] = set()
+        # Sockets between Hub.get and attach: the copy must not be dropped under them (a socket attached to a
+        # dropped copy would miss every change made through the hub's next one).
+        self.arriving = 0
         self.lock = asyncio.Lock()
         self.bot_timer: asyncio.TimerHandle | None = None
         self.heartbeat: asyncio.Task[None] | None = None
@@ -310,8 +313,7 @@ class LiveMatch:
                                                               socket=socket.channel_name)
         if socket.seat is not None:
             await self.refresh_presence()
-        if not self.sockets:
-            await self.hub.drop(self)
+        await self.hub.drop(self)
 
     async def refresh_presence(self, publish: bool = True) -> None:
         presence, watchers = await database_sync_to_async(selectors.attendance)(self.id)
@@ -414,8 +416,9 @@ class Hub:
             del self.loading[match_id]
 
     async def drop(self, live: LiveMatch) -> None:
-        """Forget a match no socket of this process watches (bot matches come back through the runner)."""
-        if self.matches.get(live.id) is live:
+        """Forget a match no socket of this process watches or is opening (bot matches come back through the
+        runner)."""
+        if self.matches.get(live.id) is live and not live.sockets and not live.arriving:
             del self.matches[live.id]
             live.close()
             with contextlib.suppress(Exception):
@@ -429,8 +432,7 @@ class Hub:
         try:
             return await live.due()
         finally:
-            if not live.sockets:
-                await self.drop(live)
+            await self.drop(live)
 
     # -- the other processes' news ---------------------------------------------------------
 

@@ -3,13 +3,16 @@ media folder."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import asyncio
+import io
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from factories import PASSWORD
 from factories import make_user as _make_user
+from pytest_asyncio import is_async_test
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -22,6 +25,40 @@ def _fast_password_hashing() -> Iterator[None]:
 
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
         yield
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if is_async_test(item):
+            # First, so that it is torn down after the test's other fixtures (its sockets, its bot runner).
+            item.fixturenames.insert(0, "_every_task_ends")  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+async def _every_task_ends() -> AsyncIterator[None]:
+    """The tasks a coroutine test leaves are cancelled, as its event loop's runner would. One that does not
+    end (it took its cancellation for an error, and went on) fails the test within seconds, with its stack,
+    where the runner would wait for it until pytest-timeout stops the whole test after 300 s."""
+    yield
+    left = asyncio.all_tasks() - {asyncio.current_task()}
+    if not left:
+        return
+    for task in left:
+        task.cancel()
+    _, pending = await asyncio.wait(left, timeout=10)
+    if not pending:
+        return
+    report = io.StringIO()
+    for task in pending:
+        report.write(f"{task!r} (cancelled {task.cancelling()} times)\n")
+        task.print_stack(file=report)
+    for _ in range(20):  # end them, so that the loop can close
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=0.5)
+        if not pending:
+            break
+    pytest.fail(f"tasks went on after they were cancelled:\n{report.getvalue()}", pytrace=False)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from django.core.management.sql import sql_flush
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
-from test_consumers import ENGINE, check_view, frame, legal_action, load
+from test_consumers import ENGINE, check_view, frame, legal_action, load, receive
 
 from games import services
 from games.jinja import piece
@@ -97,6 +97,34 @@ async def closed_within_a_second(socket: Any) -> bool:
                     return True
     except TimeoutError:
         return False
+
+
+async def test_a_socket_opening_while_the_bot_runner_lets_go_of_the_match_keeps_the_hubs_copy(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot runner drops a copy nobody here watches when its turn is done. A socket between Hub.get and
+    attach watches it already: dropped then, the socket was left on a copy the hub no longer knew, and every
+    change made through the hub's next copy (the other player's moves) passed it by."""
+    from games import live
+
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    opening = live.LiveMatch.arrive
+
+    async def arrive(self: live.LiveMatch, socket: Any) -> None:
+        await live.hub().drop(self)  # as Hub.bot_turn does when its turn is done
+        await opening(self, socket)
+
+    monkeypatch.setattr(live.LiveMatch, "arrive", arrive)
+    _, _, black = await ws_client(match.pk, alice)
+    monkeypatch.setattr(live.LiveMatch, "arrive", opening)
+    _, _, red = await ws_client(match.pk, bob)
+    await receive(black, 2)  # her page, Bob's arrival
+    await receive(red, 1)  # his page
+    seat, action, version = await legal_action(match.pk)
+    mover, other = (black, red) if seat == 0 else (red, black)
+    await mover.send_to(text_data=json.dumps({"action": action, "version": version}))
+    assert 'id="board"' in await mover.receive_from(timeout=5)
+    assert 'id="board"' in await other.receive_from(timeout=5)  # both sockets are on the same copy
 
 
 async def test_signing_out_closes_the_sockets_of_that_session(alice: Any, bob: Any, start_gomori: Any,
