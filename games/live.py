@@ -395,7 +395,12 @@ class Hub:
         if live is not None:
             return live
         if match_id in self.loading:  # another socket of this process is loading it right now
-            return await asyncio.shield(self.loading[match_id])
+            live = await asyncio.shield(self.loading[match_id])
+            if live is None or self.matches.get(match_id) is live:
+                return live
+            # Its loader was done with it (the bot runner's turn) and dropped it before this task woke up:
+            # a copy the hub no longer holds would never be shown another change.
+            return await self.get(match_id)
         future: asyncio.Future[LiveMatch | None] = self.loop.create_future()
         self.loading[match_id] = future
         try:
@@ -422,7 +427,10 @@ class Hub:
             del self.matches[live.id]
             live.close()
             with contextlib.suppress(Exception):
-                await get_channel_layer().group_discard(services.match_group(live.id), self.channel)
+                layer, group = get_channel_layer(), services.match_group(live.id)
+                await layer.group_discard(group, self.channel)
+                if live.id in self.matches or live.id in self.loading:  # held again meanwhile: keep its news
+                    await layer.group_add(group, self.channel)
 
     async def bot_turn(self, match_id: int) -> bool:
         """For the bot runner: a due bot acts, on this process's copy or on one loaded for the purpose."""

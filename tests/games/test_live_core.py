@@ -127,6 +127,58 @@ async def test_a_socket_opening_while_the_bot_runner_lets_go_of_the_match_keeps_
     assert 'id="board"' in await other.receive_from(timeout=5)  # both sockets are on the same copy
 
 
+async def test_a_copy_its_loader_dropped_is_not_handed_to_whoever_waited_for_it(
+    alice: Any, bob: Any, start_gomori: Any
+) -> None:
+    """A socket asking for a match the bot runner is loading waits for that load. The runner's turn (no bot due
+    here) ends with a drop before the waiting socket wakes up: it must get a copy the hub holds."""
+    from games import live, scheduler
+
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    hub = live.hub()
+    try:
+        runner = asyncio.get_running_loop().create_task(hub.bot_turn(match.pk))
+        await asyncio.sleep(0)  # the runner is loading the match
+        assert match.pk in hub.loading
+        copy = await hub.get(match.pk)
+        assert await runner is False
+        assert copy is not None and hub.matches.get(match.pk) is copy
+    finally:
+        await scheduler.stop()
+
+
+async def test_a_match_held_again_while_its_drop_leaves_its_group_keeps_the_news(
+    alice: Any, bob: Any, start_gomori: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dropping a copy takes this process out of the match's group, across the network on Redis. A copy loaded
+    again meanwhile joined the group before that discard landed: the process must stay in it, or the other
+    processes' moves would never reach the new copy's sockets."""
+    from channels.layers import InMemoryChannelLayer
+
+    from games import live, scheduler
+
+    class SlowLayer(InMemoryChannelLayer):
+        async def group_discard(self, group: str, channel: str) -> None:
+            await asyncio.sleep(0.05)  # a round trip to Redis
+            await super().group_discard(group, channel)
+
+    layer = SlowLayer()
+    monkeypatch.setattr(live, "get_channel_layer", lambda: layer)
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    hub = live.hub()
+    try:
+        first = await hub.get(match.pk)
+        assert first is not None
+        dropping = asyncio.get_running_loop().create_task(hub.drop(first))
+        await asyncio.sleep(0)  # the drop is on its way to the layer
+        again = await hub.get(match.pk)
+        await dropping
+        assert again is not first and hub.matches.get(match.pk) is again
+        assert hub.channel in layer.groups.get(services.match_group(match.pk), {})
+    finally:
+        await scheduler.stop()
+
+
 async def test_signing_out_closes_the_sockets_of_that_session(alice: Any, bob: Any, start_gomori: Any,
                                                               ws_client: Any) -> None:
     match = await database_sync_to_async(start_gomori)(alice, bob)
