@@ -75,7 +75,7 @@ class Match(models.Model):
     seat_list: list[Seat]
     occupied: list[Seat]
     replay_moves: list[Move]
-    page_url: str  # the lobby's links (games.lobby)
+    page_url: str
     join_url: str
     cancel_url: str
     abandon_url: str

@@ -34,18 +34,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.fixturenames.insert(0, "_every_task_ends")  # type: ignore[attr-defined]
 
 
+async def _cancel(tasks: set[asyncio.Task[Any]], timeout: float) -> set[asyncio.Task[Any]]:
+    """Cancel the tasks; those that have not ended after the timeout."""
+    for task in tasks:
+        task.cancel()
+    if not tasks:
+        return set()
+    return (await asyncio.wait(tasks, timeout=timeout))[1]
+
+
 @pytest.fixture
 async def _every_task_ends() -> AsyncIterator[None]:
     """The tasks a coroutine test leaves are cancelled, as its event loop's runner would. One that does not
     end (it took its cancellation for an error, and went on) fails the test within seconds, with its stack,
     where the runner would wait for it until pytest-timeout stops the whole test after 300 s."""
     yield
-    left = asyncio.all_tasks() - {asyncio.current_task()}
-    if not left:
-        return
-    for task in left:
-        task.cancel()
-    _, pending = await asyncio.wait(left, timeout=10)
+    pending = await _cancel(asyncio.all_tasks() - {asyncio.current_task()}, timeout=10)  # type: ignore[operator]
     if not pending:
         return
     report = io.StringIO()
@@ -53,9 +57,7 @@ async def _every_task_ends() -> AsyncIterator[None]:
         report.write(f"{task!r} (cancelled {task.cancelling()} times)\n")
         task.print_stack(file=report)
     for _ in range(20):  # end them, so that the loop can close
-        for task in pending:
-            task.cancel()
-        _, pending = await asyncio.wait(pending, timeout=0.5)
+        pending = await _cancel(pending, timeout=0.5)
         if not pending:
             break
     pytest.fail(f"tasks went on after they were cancelled:\n{report.getvalue()}", pytrace=False)
