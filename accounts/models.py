@@ -36,7 +36,7 @@ class User(AbstractUser):
                 name="one_bot_per_game_and_level",
             )
         ]
-        # The history's ?player= looks a name up in any case (games.selectors.find_player compares
+        # The history's ?player= looks a name up in any case (games.history.queries.find_player compares
         # Lower(username)); without this index both databases scan every user.
         indexes = [models.Index(Lower("username"), name="user_username_lower")]
 

@@ -13,8 +13,6 @@ from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import quote_etag, url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_safe
 
-from games.history import profile_stats
-
 from .avatars import generated_avatar_version, remove_avatar, render_generated_avatar, set_avatar
 from .forms import ProfileForm, SignUpForm
 from .models import User
@@ -48,7 +46,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def profile(request: HttpRequest, username: str) -> HttpResponse:
-    """Anyone's public page: picture, name and when they joined (game statistics are added by the games app)."""
+    """Anyone's public page: picture, name and when they joined (the games app draws their standing in it)."""
     profile_user = get_object_or_404(User, username=username, is_active=True)
     return render(
         request,
@@ -56,7 +54,6 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         {
             "profile_user": profile_user,
             "is_own": request.user.is_authenticated and request.user.pk == profile_user.pk,
-            **profile_stats(profile_user),
         },
     )
 

@@ -42,8 +42,16 @@ def setup(root: Path) -> None:
     django.setup()
 
 
+def as_meta(meta: dict[str, Any]) -> Any:
+    """A TableMeta from meta_for's dict (the positions below edit the dict first)."""
+    from games.play.meta import PlayerLine, TableMeta
+
+    return TableMeta(**{**meta, "players": tuple(PlayerLine(**p) for p in meta["players"]),
+                        "rematch_votes": tuple(meta["rematch_votes"]), "handovers": tuple(meta["handovers"])})
+
+
 def meta_for(game: str, players: int, status: str = "active", **extra: Any) -> dict[str, Any]:
-    """What rendering.match_meta makes of a match, without a database."""
+    """What games.play.meta.table_meta makes of a match (as a dict: as_meta makes it one), without a database."""
     from games.catalog import GAMES
 
     return {
@@ -148,12 +156,12 @@ def per_render(draw: Any, count: int, repeats: int) -> float:
 
 
 def timings(count: int, repeats: int) -> dict[str, float]:
-    from games.rendering import SocketPage, log_count, page_view, render_fragment, seat_names, table_context
+    from games.play.page import FragmentCache, SocketPage, log_count, page_view, render_fragment, table_context
 
     out: dict[str, float] = {}
     for game in PLAYERS:
         engine, state = play(game, seed=7, fraction=0.5)
-        meta = meta_for(game, PLAYERS[game])
+        meta = as_meta(meta_for(game, PLAYERS[game]))
         seat = mover(engine, state)
         for who, viewer in (("seat", seat), ("spectator", None)):
             view = page_view(engine.view(state, viewer))
@@ -165,15 +173,15 @@ def timings(count: int, repeats: int) -> dict[str, float]:
                                                          count, repeats)
     # A Gomori move as both players' sockets get it: every fragment but the error slot, the board drawn once.
     engine, state = play("gomori", seed=7, fraction=0.5)
-    meta = meta_for("gomori", 2)
+    meta = as_meta(meta_for("gomori", 2))
     views = {s: page_view(engine.view(state, s)) for s in (0, 1)}
 
     def move() -> None:
-        shared: dict[Any, str] = {}
+        cache = FragmentCache()
         for s, view in views.items():
             page = SocketPage()
-            page.log_shown, page.log_names = log_count(view) - 1, seat_names(meta)
-            page.update(meta, view, s, {}, fragments=("players", "status", "board", "hand", "log"), shared=shared)
+            page.log_shown, page.log_names = log_count(view) - 1, [*meta.names, meta.drawn_from("log")]
+            page.update(meta, view, s, {}, fragments=("players", "status", "board", "hand", "log"), cache=cache)
 
     out["gomori move"] = per_render(move, count, repeats)
     # The same drawing alone: each seat's players, status, hand and new log entry, and the shared board once.
@@ -206,7 +214,7 @@ def ui_choices(html_text: str, limit: int = 6) -> list[dict[str, Any]]:
 
 
 def table_part(part: str, context: dict[str, Any]) -> str:
-    from games.rendering import render_fragment
+    from games.play.page import render_fragment
 
     if "table_template" in context:
         return render_fragment(f"table_{part}", context)
@@ -218,11 +226,12 @@ def table_part(part: str, context: dict[str, Any]) -> str:
 def pages() -> dict[str, str]:
     """The HTML of every fragment for many positions, viewers, selections and match states."""
     from games.catalog import GAMES
-    from games.rendering import error_fragment, log_count, page_view, render_fragment, table_context
+    from games.play.page import error_fragment, log_count, page_view, render_fragment, table_context
 
     out: dict[str, str] = {}
 
-    def draw(label: str, meta: dict[str, Any], view: Any, viewer: int | None, ui: dict[str, Any]) -> str:
+    def draw(label: str, raw_meta: dict[str, Any], view: Any, viewer: int | None, ui: dict[str, Any]) -> str:
+        meta = as_meta(raw_meta)
         context = table_context(meta, view, viewer, ui, error="It's <b>not</b> yours")
         drawn = ""
         for name in FRAGMENTS:
@@ -295,7 +304,7 @@ def pages() -> dict[str, str]:
             if status == "aborted":
                 meta["result"] = {"reason": "cancelled", "winners": []}
             for viewer in (0, None):
-                context = table_context(meta, None, viewer)
+                context = table_context(as_meta(meta), None, viewer)
                 for name in ("players", "status", "board", "hand", "log"):
                     out[f"{game} {status} v{viewer} {name}"] = render_fragment(name, context)
     out["error"] = error_fragment("Spectators can't <play> & \"watch\"")

@@ -61,13 +61,14 @@ def setup_matches(count: int) -> list[dict]:
     import django
 
     django.setup()
+    import playing
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
 
     from accounts.models import User
-    from games import services
+    from games.play.create import SeatSpec, create_match
 
     call_command("migrate", verbosity=0)
     matches = []
@@ -81,10 +82,10 @@ def setup_matches(count: int) -> list[dict]:
             session[HASH_SESSION_KEY] = user.get_session_auth_hash()
             session.create()
             users.append((user, session.session_key))
-        match = services.create_match(
-            creator=users[0][0], game="gomori", players=2, seats=[services.SeatSpec("open")], seed=i
+        match = create_match(
+            creator=users[0][0], game="gomori", players=2, seats=[SeatSpec("open")], seed=i
         )
-        match = services.join_match(match_id=match.pk, user=users[1][0])
+        match = playing.join(match_id=match.pk, user=users[1][0])
         cookies = [f"{settings.SESSION_COOKIE_NAME}={key}" for _, key in users]
         matches.append({"id": match.pk, "seed": i, "cookies": cookies, "version": match.version})
     return matches
@@ -179,15 +180,16 @@ CATEGORIES: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("database", ("sqlite3", "psycopg", "django/db/"), ()),
     ("engine", ("games/engines/",), ()),
     ("rendering", ("django/template", "template_partials", "jinja2/", "markupsafe", "templates/jinja2",
-                   "games/jinja", "games/tables", "games/rendering", "django/utils/html",
+                   "games/jinja", "games/presenters", "games/play/page", "games/play/meta", "games/play/wording",
+                   "django/utils/html",
                    "django/utils/safestring", "django/urls"), ()),
     ("parse", ("json/",), ()),
-    ("parse", ("games/consumers",), ("MatchConsumer.receive", "MatchConsumer.handle", "parse_json", "json_field",
-                                     "int_field")),
+    ("parse", ("games/play/frames", "games/play/socket"), ("MatchConsumer.receive", "MatchConsumer.handle",
+                                                           "read_frame", "parse_json", "json_field", "int_field")),
     ("sending", ("autobahn", "twisted", "daphne/"), ()),
     ("channel layer", ("channels/layers", "channels_redis", "redis/"), ()),
     ("thread hop", ("asgiref/",), ()),
-    ("live core", ("games/live", "games/services", "games/consumers", "orjson"), ()),
+    ("live core", ("games/play/", "orjson"), ()),
 ]
 
 

@@ -105,10 +105,11 @@ def build(args: argparse.Namespace) -> None:
     from django.utils import timezone
 
     from accounts.models import User
-    from games import replay, stats
-    from games.bots_accounts import ensure_bot_accounts
     from games.engines import get_engine
+    from games.history import replay
     from games.models import FinishedMatch, Match, PlayerResult, PlayerStats, Seat
+    from games.play.bot_accounts import ensure_bot_accounts
+    from games.ratings import stats
 
     began = time.perf_counter()
     bots = ensure_bot_accounts()

@@ -11,8 +11,8 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app regi
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from games.play.scheduler import BotRunnerMiddleware  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
-from games.scheduler import BotRunnerMiddleware  # noqa: E402
 
 router = ProtocolTypeRouter(
     {

@@ -1,6 +1,6 @@
 """The games admin: matches with their seats, moves and results, player statistics, and the match import.
 
-A match changes only through games.services (every change behind the version fence, and told to the live
+A match changes only through games.play (every change behind the version fence, and told to the live
 pages), so here it is read-only but for its privacy; an administrator aborts a match or annuls a result
 with the actions, which go through games.moderation and are logged with who did it (the admin's log,
 shown on each object's history and under "Log entries").
@@ -22,10 +22,12 @@ from django.utils.safestring import SafeString
 
 from accounts.models import User
 
-from . import chat, moderation, services
+from . import moderation
+from .history.replay import ReplayError, import_match
 from .models import ChatMessage, Match, Move, PlayerResult, PlayerStats, Seat
-from .replay import ReplayError, import_match
-from .services import ServiceError
+from .play import chat
+from .play.create import set_public
+from .play.snapshot import ServiceError
 
 MAX_IMPORT_BYTES = 5 * 1024 * 1024
 
@@ -125,7 +127,7 @@ class MatchAdmin(admin.ModelAdmin):
         # The engine's state holds every hidden hand and the deck: folded away, and never editable.
         ("Engine state", {"fields": ("state",), "classes": ("collapse",)}),
     )
-    # Everything but the privacy flag: the rest changes only through games.services, behind the version fence.
+    # Everything but the privacy flag: the rest changes only through games.play, behind the version fence.
     readonly_fields = (*(f.name for f in Match._meta.concrete_fields if f.name not in ("id", "is_public")),
                        "replay_link")
     inlines = (SeatInline, PlayerResultInline, MoveInline)
@@ -160,7 +162,7 @@ class MatchAdmin(admin.ModelAdmin):
         return actions
 
     def save_model(self, request: HttpRequest, obj: Match, form: Any, change: bool) -> None:
-        services.set_public(match_id=obj.pk, is_public=obj.is_public)
+        set_public(match_id=obj.pk, is_public=obj.is_public)
 
     @admin.action(description="Abort the selected matches (unrated, in nobody's history)", permissions=["change"])
     def abort_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:

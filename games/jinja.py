@@ -94,7 +94,7 @@ _CARD = Markup(
 
 
 def card_face(card: dict[str, Any] | None) -> Markup | str:
-    """A face-up card from games.tables.card(); the accessible name rides along for screen readers."""
+    """A face-up card from games.presenters.card(); the accessible name rides along for screen readers."""
     if not card:
         return ""
     key = (card["name"], card["rank"], card["suit"], card["red"], card.get("joker"), card.get("spoken"))

@@ -208,7 +208,7 @@ class Move(models.Model):
 
 
 # ---------------------------------------------------------------------------------------------
-# History, statistics and ratings (kept by games.stats as each match finishes)
+# History, statistics and ratings (kept by games.ratings.stats as each match finishes)
 
 
 class PlayerResult(models.Model):
@@ -308,7 +308,7 @@ class PlayerStats(models.Model):
     best_solo_score = models.IntegerField(null=True, blank=True)
     # Ruhd: the most points one placed tile scored.
     best_placement = models.IntegerField(null=True, blank=True)
-    # Glicko-2 (games.glicko2); bots keep their level's fixed rating.
+    # Glicko-2 (games.ratings.glicko2); bots keep their level's fixed rating.
     rating = models.FloatField(default=1500.0)
     deviation = models.FloatField(default=350.0)
     volatility = models.FloatField(default=0.06)

@@ -1,8 +1,8 @@
 """What an administrator may do to matches and players: abort a match, annul a result, suspend a person.
 
-Every change of a match goes through services.run_change with a decide function here, like a player's
+Every change of a match goes through games.play.sync.run_change with a decide function here, like a player's
 own changes: it is written only if the match is still at the version it was decided on, and the live
-pages are told (services.publish). The admin (games/admin.py, accounts/admin.py) calls these and logs
+pages are told (games.play.news.publish). The admin (games/admin.py, accounts/admin.py) calls these and logs
 who did what; these functions only change the match and the figures.
 """
 
@@ -18,57 +18,60 @@ from django.utils import timezone
 
 from accounts.models import User
 
-from . import services, stats
 from .models import FinishedMatch, Match
+from .play.decide import decide_leave
+from .play.finish import end_with_loser
+from .play.snapshot import Change, ServiceError, Snapshot, State, Status
+from .play.sync import run_change
+from .ratings import stats
 from .results import Termination
-from .services import Change, ServiceError, Snapshot
 
 
-def decide_admin_abort(snap: Snapshot) -> Change:
+def decide_admin_abort(snap: Snapshot, state: State) -> Change:
     """An administrator ends a match still waiting or in progress: aborted, unrated, in nobody's history or
     statistics (only finished matches are), whatever was played so far."""
-    if snap.status not in (Match.Status.WAITING, Match.Status.ACTIVE):
+    if snap.status not in (Status.WAITING, Status.ACTIVE):
         raise ServiceError("Only a match waiting for players or in progress can be aborted; annul a finished one.")
     after = replace(
-        snap, version=snap.version + 1, status=Match.Status.ABORTED, finished_at=timezone.now(), bot_due_at=None,
+        snap, version=snap.version + 1, status=Status.ABORTED, finished_at=timezone.now(), bot_due_at=None,
         clock_due_at=None,
-        # "by": None is how the pages name an administrator (rendering.describe_result).
+        # "by": None is how the pages name an administrator (games.play.wording.describe_result).
         result={"reason": Termination.ABORTED, "by": None, "moderated": True, "scores": [], "winners": [],
                 "draw": False},
     )
     return Change(snap, after)
 
 
-def decide_annul(snap: Snapshot) -> Change:
+def decide_annul(snap: Snapshot, state: State) -> Change:
     """A finished match's result stops counting: the match stays on the record, marked annulled."""
-    if snap.status != Match.Status.FINISHED:
+    if snap.status != Status.FINISHED:
         raise ServiceError("Only a finished match's result can be annulled; abort a match still being played.")
     if (snap.result or {}).get("annulled"):
         raise ServiceError("Its result is annulled already.")
     return Change(snap, replace(snap, version=snap.version + 1, result={**(snap.result or {}), "annulled": True}))
 
 
-def decide_forfeit(snap: Snapshot, *, user_id: int) -> Change | None:
+def decide_forfeit(snap: Snapshot, state: State, *, user_id: int) -> Change | None:
     """A suspended person's match in progress ends with their loss (the others win, as when a player
     resigns), even before everyone has moved. None if they play no seat of it any more."""
-    if snap.status != Match.Status.ACTIVE:
+    if snap.status != Status.ACTIVE:
         return None
     seat = snap.seat_of(user_id)
     if seat is None or seat.is_bot:  # a seat a bot plays since its player left is that player's loss already
         return None
-    return services.end_with_loser(snap, seat.index, reason=Termination.SUSPENDED)
+    return end_with_loser(snap, seat.index, reason=Termination.SUSPENDED, state=state)
 
 
 def abort_match(match_id: int) -> Snapshot:
     with transaction.atomic():
-        return services.run_change(match_id, decide_admin_abort)
+        return run_change(match_id, decide_admin_abort)
 
 
 def annul_result(match_id: int) -> Snapshot:
     """Annul a finished match's result: it leaves the history lists, and the game's results, statistics and
     ratings are recomputed as if it had never counted."""
     with transaction.atomic():
-        snap = services.run_change(match_id, decide_annul)
+        snap = run_change(match_id, decide_annul)
         FinishedMatch.objects.filter(match_id=match_id).delete()
         assert snap.finished_at is not None
         stats.recompute_game(snap.game, since=(snap.finished_at, snap.id))
@@ -79,15 +82,15 @@ def end_live_matches(user: User) -> tuple[int, int]:
     """A suspended person's live matches: those in progress end with their loss, and they leave those still
     waiting (a match they created is then cancelled). (ended, left) counted."""
     ended = left = 0
-    seats = Match.objects.filter(seats__user=user, status__in=(Match.Status.WAITING, Match.Status.ACTIVE))
+    seats = Match.objects.filter(seats__user=user, status__in=(Status.WAITING, Status.ACTIVE))
     for match_id, status in seats.values_list("pk", "status").distinct():
         try:
-            if status == Match.Status.WAITING:
-                services.leave_match(match_id=match_id, user=user)
+            if status == Status.WAITING:
+                run_change(match_id, decide_leave, user_id=user.pk)
                 left += 1
             else:
                 with transaction.atomic():
-                    after = services.run_change(match_id, lambda s: decide_forfeit(s, user_id=user.pk))
+                    after = run_change(match_id, decide_forfeit, user_id=user.pk)
                 if (after.result or {}).get("reason") == Termination.SUSPENDED:
                     ended += 1
         except ServiceError:  # it moved on meanwhile (started, finished): nothing of theirs is left to end

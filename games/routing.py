@@ -1,8 +1,9 @@
 from django.urls import path
 
-from . import consumers
+from .lobby.consumer import NotifyConsumer
+from .play.socket import MatchConsumer
 
 websocket_urlpatterns = [
-    path("ws/notify/", consumers.NotifyConsumer.as_asgi()),
-    path("ws/m/<int:match_id>/", consumers.MatchConsumer.as_asgi()),
+    path("ws/notify/", NotifyConsumer.as_asgi()),
+    path("ws/m/<int:match_id>/", MatchConsumer.as_asgi()),
 ]

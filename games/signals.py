@@ -1,6 +1,6 @@
 """After every migrate: each game and bot level has its bot account. After a player's name or picture
 changes: their live tables show it. After a sign-out or a password change: that person's sockets check
-that their session still stands (games.consumers.SessionBound), and close if it does not."""
+that their session still stands (accounts.sessions.SessionBound), and close if it does not."""
 
 from __future__ import annotations
 
@@ -15,17 +15,19 @@ from django.db import transaction
 from django.db.models.signals import post_migrate, post_save
 from django.dispatch import receiver
 
+from accounts.sessions import user_group
+
 
 @receiver(post_migrate)
 def create_bot_accounts(sender: Any, **kwargs: Any) -> None:
     if getattr(sender, "name", "") != "games":
         return
-    from .bots_accounts import ensure_bot_accounts
+    from .play.bot_accounts import ensure_bot_accounts
 
     ensure_bot_accounts(using=kwargs.get("using", "default"))
 
 
-# What a table shows of a player (services.Player): a save that touches none of it changes no table.
+# What a table shows of a player (games.play.snapshot.Player): a save that touches none of it changes no table.
 SHOWN_FIELDS = frozenset({"username", "display_name", "avatar"})
 
 
@@ -38,7 +40,7 @@ def player_changed(sender: Any, instance: Any, created: bool, update_fields: Any
         transaction.on_commit(lambda: check_sessions(instance.pk))
     if update_fields is not None and not SHOWN_FIELDS & set(update_fields):
         return
-    from .services import player_changed as changed
+    from .play.news import player_changed as changed
 
     changed(user_id=instance.pk)
 
@@ -53,8 +55,6 @@ def signed_out(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
 
 def check_sessions(user_id: int, ended: str | None = None) -> None:
     """Ask every socket of this person to check its session (it closes if the session ended)."""
-    from .services import user_group
-
     layer = get_channel_layer()
     if layer is None:
         return

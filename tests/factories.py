@@ -38,8 +38,8 @@ def make_user(username: str | None = None, *, password: str | None = PASSWORD, *
 
 
 def seat_spec(seat: Any) -> Any:
-    """A services.SeatSpec from its short form: "open", "invite", "bot:<level>" (or a SeatSpec as it is)."""
-    from games.services import SeatSpec
+    """A SeatSpec from its short form: "open", "invite", "bot:<level>" (or a SeatSpec as it is)."""
+    from games.play.create import SeatSpec
 
     if isinstance(seat, SeatSpec):
         return seat
@@ -50,18 +50,20 @@ def seat_spec(seat: Any) -> Any:
 
 def make_match(*, creator: Any = None, game: str = "gomori", seats: Sequence[Any] = ("open",),
                seed: int = SEED, joiners: Iterable[Any] = (), **options: Any) -> Any:
-    """A match made as the lobby makes it (services.create_match): the creator (a new user if None) in seat 0,
+    """A match made as the lobby makes it (create_match): the creator (a new user if None) in seat 0,
     the other seats as `seats` says, then each of `joiners` taking the next free seat with the invite code.
     Other keywords go to create_match (is_public, rated, options, clock, first_seat_bot, players). Returns the
     match as the last step left it: waiting for players, or started once every seat is filled."""
-    from games import services
+    import playing
 
-    match = services.create_match(
+    from games.play.create import create_match
+
+    match = create_match(
         creator=creator if creator is not None else make_user(), game=game,
         players=options.pop("players", 1 + len(seats)), seats=[seat_spec(s) for s in seats], seed=seed, **options,
     )
     for user in joiners:
-        match = services.join_match(match_id=match.pk, user=user, invite_code=match.invite_code)
+        match = playing.join(match_id=match.pk, user=user, invite_code=match.invite_code)
     return match
 
 

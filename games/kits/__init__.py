@@ -17,7 +17,7 @@ from ..engines.base import Action, Bot, Engine, View
 
 if TYPE_CHECKING:
     from ..models import Match
-    from ..stats import MatchFacts, MoveLoader
+    from ..ratings.stats import MatchFacts, MoveLoader
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,9 @@ class Kit:
     stats_extra: StatsExtra | None = None
     stats_needs_moves: bool = False  # whether stats_extra replays the moves (the others read the final state)
     rules_examples: Callable[[], dict[str, Any]] = dict  # the rules page's worked examples, drawn by the tables
+    # The game's own verbs in its log's sentences ("{s0} slaps"), and how they read said to that seat ("you slap");
+    # the common ones are games.play.wording.COMMON_VERBS.
+    log_verbs: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

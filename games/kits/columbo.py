@@ -10,13 +10,13 @@ from ..bots import columbo as bots
 from ..engines.base import card_name
 from ..engines.columbo import ENGINE as COLUMBO
 from ..engines.columbo import TAP_LIMIT, TAP_PENALTY, SlapTooLate, card_points
-from ..tables import card
-from ..tables import columbo as columbo_table
+from ..presenters import card
+from ..presenters import columbo as columbo_table
 from . import ActionContext, Kit, OptionSpec
 
 if TYPE_CHECKING:
     from ..models import Match
-    from ..stats import MatchFacts, MoveLoader
+    from ..ratings.stats import MatchFacts, MoveLoader
 
 
 def _signed(points: int) -> str:
@@ -158,4 +158,6 @@ KIT = Kit(
     lingering_refusals=(SlapTooLate,),
     stats_extra=_lowest_rounds,
     rules_examples=_examples,
+    log_verbs={"taps": "tap", "slaps": "slap", "peeks": "peek", "looks": "look", "swaps": "swap",
+               "exchanges": "exchange"},
 )

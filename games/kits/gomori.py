@@ -8,9 +8,9 @@ from typing import Any
 from ..bots import gomori as bots
 from ..engines.base import card_name
 from ..engines.gomori import ENGINE as GOMORI
-from ..rules import Cell, without_controls
-from ..tables import card
-from ..tables import gomori as gomori_table
+from ..presenters import card
+from ..presenters import gomori as gomori_table
+from ..rulebook.examples import Cell, without_controls
 from . import Kit
 
 _BLACK = [r + s for s in "CS" for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")]
@@ -103,4 +103,5 @@ KIT = Kit(
     bots=bots.BOTS,
     level_blurbs=bots.LEVEL_BLURBS,
     rules_examples=_examples,
+    log_verbs={"gathers": "gather"},
 )

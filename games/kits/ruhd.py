@@ -10,13 +10,13 @@ from ..engines.ruhd import ENGINE as RUHD
 from ..engines.ruhd import FACING as RUHD_FACING
 from ..engines.ruhd import TILE_INDEX as RUHD_TILE_INDEX
 from ..engines.ruhd import side_code
-from ..rules import current_figure, without_controls
-from ..tables import ruhd as ruhd_table
+from ..presenters import ruhd as ruhd_table
+from ..rulebook.examples import current_figure, without_controls
 from . import Kit
 
 if TYPE_CHECKING:
     from ..models import Match
-    from ..stats import MatchFacts, MoveLoader
+    from ..ratings.stats import MatchFacts, MoveLoader
 
 
 NAMES = ["Ada", "Ben"]
@@ -111,4 +111,5 @@ KIT = Kit(
     stats_extra=_best_placements,
     stats_needs_moves=True,
     rules_examples=_examples,
+    log_verbs={"places": "place", "covers": "cover"},
 )

@@ -9,9 +9,9 @@ from ..bots import rummy as bots
 from ..engines.base import card_name
 from ..engines.rummy import ENGINE as RUMMY
 from ..engines.rummy import card_penalty, joker_stands, new_pack
-from ..tables import card
-from ..tables import rummy as rummy_table
-from ..tables.rummy import describe_pack
+from ..presenters import card
+from ..presenters import rummy as rummy_table
+from ..presenters.rummy import describe_pack
 from . import Kit, OptionSpec
 
 
@@ -67,4 +67,5 @@ KIT = Kit(
     table_css="css/rummy.css",
     table_js="js/rummy.js",
     rules_examples=_examples,
+    log_verbs={"lays": "lay", "adds": "add"},
 )

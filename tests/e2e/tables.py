@@ -6,10 +6,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from games import services
+import playing
+
 from games.engines import get_engine
 from games.models import Match
-from games.services import SeatSpec
+from games.play.create import SeatSpec, create_match
+from games.play.store import load
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
@@ -27,16 +29,16 @@ def mid_game(game: str, users: list[Any], *, moves: int, seed: int = 1, options:
              until: Any = None) -> Match:
     """A match between these people, at least `moves` moves in, at a moment when seat 0 is to act (and, with
     `until`, when until(seat 0's view) holds)."""
-    match = services.create_match(creator=users[0], game=game, players=len(users),
+    match = create_match(creator=users[0], game=game, players=len(users),
                                   seats=[SeatSpec("open")] * (len(users) - 1), options=options or {}, seed=seed)
     for user in users[1:]:
-        services.join_match(match_id=match.pk, user=user)
+        playing.join(match_id=match.pk, user=user)
     engine = get_engine(game)
     bots = __import__(f"games.bots.{game}", fromlist=["BOTS"]).BOTS
     rng = random.Random(seed)
     played = 0
     while True:
-        snap = services.load(match.pk)
+        snap = load(match.pk)
         assert snap is not None
         state = engine.load(snap.state)
         if engine.is_over(state):
@@ -48,7 +50,7 @@ def mid_game(game: str, users: list[Any], *, moves: int, seed: int = 1, options:
         action, _ = bots["reference"](engine.view(state, seat), engine.legal_actions(state, seat), rng)
         if action is None:
             action = engine.legal_actions(state, seat)[0]
-        services.act(match_id=match.pk, user=users[seat], seat=seat, action=action)
+        playing.act(match_id=match.pk, user=users[seat], seat=seat, action=action)
         played += 1
 
 

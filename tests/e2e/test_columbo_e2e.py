@@ -39,10 +39,9 @@ def shot(page: Any, name: str) -> None:
 def test_two_people_play_a_round_with_a_slap_while_a_spectator_watches(browser: Any, asgi_server: str) -> None:
     from django.contrib.auth import get_user_model
 
-    from games import services
     from games.engines import get_engine
     from games.models import Match
-    from games.services import SeatSpec
+    from games.play.create import SeatSpec, create_match
 
     contexts = [browser.new_context(base_url=asgi_server, viewport=DESKTOP) for _ in range(3)]
     ana, ben, watcher = (context.new_page() for context in contexts)
@@ -50,7 +49,7 @@ def test_two_people_play_a_round_with_a_slap_while_a_spectator_watches(browser: 
     try:
         sign_up(ana, "ana", "Ana")
         sign_up(ben, "ben", "Ben")
-        match = services.create_match(
+        match = create_match(
             creator=get_user_model().objects.get(username="ana"), game="columbo", players=2,
             seats=[SeatSpec("invite")], options={"rounds": 1}, seed=SEED,
         )

@@ -29,29 +29,33 @@ def person(username: str, name: str) -> Any:
 
 def two_player_match(alice: Any, bob: Any, **kwargs: Any) -> Any:
     """A Gomori match between Alice (seat 0) and Bob (seat 1), dealt and on."""
-    from games import services
-    from games.services import SeatSpec
+    import playing
 
-    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], seed=3,
+    from games.play.create import SeatSpec, create_match
+
+    match = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], seed=3,
                                   **kwargs)
-    return services.join_match(match_id=match.pk, user=bob)
+    return playing.join(match_id=match.pk, user=bob)
 
 
 def play_until_everyone_moved(match: Any, users: dict[int, Any], *, then_seat: int | None = None) -> Any:
     """First legal moves until every person has moved (the match can only be resigned from then on), and, with
     `then_seat`, on until the game waits on that seat."""
-    from games import services
+    import playing
+
     from games.engines import get_engine
     from games.models import Match
+    from games.play.decide import abort_allowed
+    from games.play.store import load
 
     engine = get_engine(match.game)
     for _ in range(50):
         match = Match.objects.get(pk=match.pk)
         state = engine.load(match.state)
         (seat,) = engine.must_act(state)
-        if not services.abort_allowed(services.load(match.pk)) and then_seat in (None, seat):
+        if not abort_allowed(load(match.pk)) and then_seat in (None, seat):
             return match
-        services.act(match_id=match.pk, user=users[seat], seat=seat, action=engine.legal_actions(state, seat)[0],
+        playing.act(match_id=match.pk, user=users[seat], seat=seat, action=engine.legal_actions(state, seat)[0],
                      expected_version=match.version)
     raise AssertionError("the players could not all move")
 
@@ -172,12 +176,13 @@ def test_a_player_aborts_before_everyone_moved(browser: Any, asgi_server: str) -
 
 
 def test_a_rematch_offer_is_accepted_by_the_other_player_and_both_pages_move(browser: Any, asgi_server: str) -> None:
-    from games import services
+    import playing
+
     from games.models import Match
 
     alice, bob = person("alice", "Alice"), person("bob", "Bob")
     match = play_until_everyone_moved(two_player_match(alice, bob), {0: alice, 1: bob})
-    services.resign(match_id=match.pk, user=bob)
+    playing.resign(match_id=match.pk, user=bob)
     url = match.get_absolute_url()
     mine, theirs = opened(browser, asgi_server, alice, url), opened(browser, asgi_server, bob, url)
     try:
@@ -247,16 +252,17 @@ def test_a_seat_handed_to_a_bot_and_taken_back(browser: Any, asgi_server: str) -
 
 
 def test_a_clock_ticks_and_runs_out(browser: Any, asgi_server: str) -> None:
-    from games import services
+
     from games.engines import get_engine
     from games.models import Match
+    from games.play.clock import clock_spec
 
     alice, bob = person("alice", "Alice"), person("bob", "Bob")
     # Signed in first: the turn's 5 s start when the match does.
     mine, theirs = tab_of(browser, asgi_server, alice), tab_of(browser, asgi_server, bob)
     try:
         # 10 s: time enough for both pages to open on a loaded machine before the clock runs out.
-        match = two_player_match(alice, bob, clock=services.clock_spec("turn", turn_seconds=10))
+        match = two_player_match(alice, bob, clock=clock_spec("turn", turn_seconds=10))
         for tab in (mine, theirs):
             tab.goto(match.get_absolute_url())
             tab.wait_for_selector("#chat h2")

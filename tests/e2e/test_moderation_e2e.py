@@ -18,8 +18,8 @@ def test_an_administrator_annuls_a_result_through_the_admin(page: Any, make_user
     from django.db import transaction
     from django.utils import timezone
 
-    from games import stats
     from games.models import FinishedMatch, Match, PlayerStats, Seat
+    from games.ratings import stats
 
     make_user("boss", password=PASSWORD, is_staff=True, is_superuser=True)
     alice, bob = make_user("alice", display_name="Alice"), make_user("bob", display_name="Bob")

@@ -18,14 +18,15 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "e2e"
 def test_the_rules_open_beside_a_live_table_and_close_with_escape_without_dropping_its_socket(
     page: Any, asgi_server: str, make_user: Any
 ) -> None:
-    from games import services
-    from games.services import SeatSpec
+    import playing
+
+    from games.play.create import SeatSpec, create_match
 
     # Unusable passwords: the browser signs in with a session cookie, and hashing a real one costs a second here.
     alice = make_user("alice", display_name="Alice", password=None)
     bob = make_user("bob", display_name="Bob", password=None)
-    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], seed=7)
-    services.join_match(match_id=match.pk, user=bob, invite_code=match.invite_code)
+    match = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], seed=7)
+    playing.join(match_id=match.pk, user=bob, invite_code=match.invite_code)
     client = Client()
     client.force_login(alice)
     page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": asgi_server}])

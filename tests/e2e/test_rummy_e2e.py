@@ -18,12 +18,11 @@ from typing import Any
 
 import pytest
 
-from games import services
 from games.bots.rummy import reference_bot
 from games.engines import get_engine
 from games.engines.base import card_name
 from games.models import Match
-from games.services import SeatSpec
+from games.play.create import SeatSpec, create_match
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -188,7 +187,7 @@ def watch_as_a_spectator(page: Any, url: str) -> None:
 def test_a_person_plays_a_whole_game_against_the_bot(page: Any, console_messages: list[str], make_user: Any) -> None:
     engine = get_engine("rummy")
     ada = make_user("ada", password=PASSWORD, display_name="Ada")
-    match = services.create_match(creator=ada, game="rummy", players=2, seats=[SeatSpec("bot", "reference")], seed=SEED)
+    match = create_match(creator=ada, game="rummy", players=2, seats=[SeatSpec("bot", "reference")], seed=SEED)
     page.goto("/accounts/login/?next=" + match.get_absolute_url())
     page.get_by_label("Username").fill("ada")
     page.get_by_label("Password").fill(PASSWORD)

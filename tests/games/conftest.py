@@ -190,7 +190,7 @@ async def close_worker_connections() -> None:
     """
     from django.db import connections
 
-    from games import scheduler
+    from games.play import scheduler
 
     await scheduler.stop()
     await database_sync_to_async(connections.close_all)()

@@ -8,13 +8,14 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import playing
 from django.utils import timezone
 
-from games import services, stats
 from games.catalog import GAMES
 from games.engines import get_engine
 from games.models import Match, Seat
-from games.services import SeatSpec
+from games.play.create import SeatSpec, create_match
+from games.ratings import stats
 
 SLUGS = ("gomori", "columbo", "ruhd", "rummy")
 
@@ -26,18 +27,18 @@ def fresh(match: Match) -> Match:
 def start_match(game: str, users: Sequence[Any], *, seed: int, rated: bool = True, is_public: bool = True,
                 options: dict[str, Any] | None = None) -> Match:
     """A started match between these people (users[0] creates it), seats in the given order."""
-    match = services.create_match(
+    match = create_match(
         creator=users[0], game=game, players=len(users), seats=[SeatSpec("invite")] * (len(users) - 1),
         seed=seed, rated=rated, is_public=is_public, options=options,
     )
     for index, user in enumerate(users[1:], start=1):
-        services.join_match(match_id=match.pk, user=user, invite_code=match.invite_code, seat_index=index)
+        playing.join(match_id=match.pk, user=user, invite_code=match.invite_code, seat_index=index)
     return fresh(match)
 
 
 def play_random(match: Match, users: Sequence[Any], rng: random.Random, *,
                 on_move: Callable[[Match], None] | None = None, max_moves: int = 5000) -> Match:
-    """Random legal actions by the seats to act (through services.act) until the match is over.
+    """Random legal actions by the seats to act (through playing.act) until the match is over.
 
     Several seats may act at once (Columbo's slap windows): any of them may be picked, as in a real race.
     """
@@ -52,7 +53,7 @@ def play_random(match: Match, users: Sequence[Any], rng: random.Random, *,
         if not choices:
             choices = [(seat, action) for seat in engine.to_act(state) for action in engine.legal_actions(state, seat)]
         seat, action = rng.choice(choices)
-        services.act(match_id=match.pk, user=users[seat], seat=seat, action=action, expected_version=match.version)
+        playing.act(match_id=match.pk, user=users[seat], seat=seat, action=action, expected_version=match.version)
         if on_move is not None:
             on_move(fresh(match))
     raise AssertionError(f"{match} did not finish in {max_moves} moves")
@@ -106,13 +107,13 @@ def play_with_bots(game: str, person: Any, levels: Sequence[str], *, seed: int, 
                    rated: bool = True, options: dict[str, Any] | None = None, max_moves: int = 5000) -> Match:
     """A match of `person` (seat 0) against bot accounts, played to the end entirely by bots.
 
-    The bot seats act through services.play_bot_turn; the person's seat acts through services.act with
+    The bot seats act through playing.bot_turn; the person's seat acts through playing.act with
     the game's strongest bot choosing, so every move takes the site's real road. Needs bots that act at
     once (GAMES_BOT_DELAY=0, no reaction delay, no patience: see test_stats.instant_bots).
     """
     bots = GAMES[game].bots
     choose = bots[list(bots)[-1]]
-    match = services.create_match(
+    match = create_match(
         creator=person, game=game, players=len(levels) + 1, seats=[SeatSpec("bot", level) for level in levels],
         seed=seed, rated=rated, options=options,
     )
@@ -122,7 +123,7 @@ def play_with_bots(game: str, person: Any, levels: Sequence[str], *, seed: int, 
         if match.status != Match.Status.ACTIVE:
             return match
         state = engine.load(match.state)
-        if 0 not in engine.must_act(state) and services.play_bot_turn(match_id=match.pk,
+        if 0 not in engine.must_act(state) and playing.bot_turn(match_id=match.pk,
                                                                      expected_version=match.version):
             continue
         if 0 not in engine.to_act(state):
@@ -131,5 +132,5 @@ def play_with_bots(game: str, person: Any, levels: Sequence[str], *, seed: int, 
         action, _reason = choose(engine.view(state, 0), legal, rng)
         if action is None:
             action = rng.choice(legal)
-        services.act(match_id=match.pk, user=person, seat=0, action=action, expected_version=match.version)
+        playing.act(match_id=match.pk, user=person, seat=0, action=action, expected_version=match.version)
     raise AssertionError(f"{match} did not finish in {max_moves} moves")

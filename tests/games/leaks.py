@@ -228,7 +228,7 @@ def _section(html: str, element_id: str) -> str:
 
 class SocketPage:
     """What a socket's page shows after its messages (as tests/games/fragments.Page, without an HTML parser: the
-    match socket's messages are its fragments one after the other, games/rendering.py FRAGMENTS)."""
+    match socket's messages are its fragments one after the other, games/play/meta.py FRAGMENTS)."""
 
     SPLIT = re.compile(r'<section id="(players|status|board|hand|log)"|<div id="(error)"'
                        r'|<ol id="log-entries" hx-swap-oob="afterbegin">')

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import playing
 from django.contrib.auth import get_user_model
 
-from games import services
 from games.engines import get_engine
 from games.models import Match
+from games.play.decide import abort_allowed
+from games.play.store import load
 
 
 def play_openings(match: Any) -> Any:
@@ -16,17 +18,17 @@ def play_openings(match: Any) -> Any:
     the match can no longer be aborted, only resigned; bots move when due. Returns the fresh match."""
     for _ in range(200):
         match = Match.objects.get(pk=match.pk)
-        snap = services.load(match.pk)
-        if not services.abort_allowed(snap):
+        snap = load(match.pk)
+        if not abort_allowed(snap):
             return match
         engine = get_engine(match.game)
         state = engine.load(match.state)
         persons = {s.index: s.player for s in snap.seats if s.is_person}
         seat = next((i for i in engine.must_act(state) if i in persons), None)
         if seat is None:
-            services.play_bot_turn(match_id=match.pk, expected_version=match.version)
+            playing.bot_turn(match_id=match.pk, expected_version=match.version)
             continue
         user = get_user_model().objects.get(pk=persons[seat].user_id)
-        services.act(match_id=match.pk, user=user, seat=seat, action=engine.legal_actions(state, seat)[0],
+        playing.act(match_id=match.pk, user=user, seat=seat, action=engine.legal_actions(state, seat)[0],
                      expected_version=match.version)
     raise AssertionError("the players could not all make a first move")

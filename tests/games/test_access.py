@@ -1,4 +1,4 @@
-"""Who may look at a match: one rule (selectors.may_watch) for its page, its socket, its replay and its export.
+"""Who may look at a match: one rule (may_watch) for its page, its socket, its replay and its export.
 
 A private match is open to its players and to whoever has its invite code; the code is compared in constant
 time, and any text a visitor sends in its place (non-ASCII, very long) is a plain refusal, never a crash.
@@ -15,8 +15,8 @@ from channels.testing import WebsocketCommunicator
 from factories import client_for, make_match, make_user
 
 from config.asgi import application
-from games import selectors
 from games.models import Match
+from games.play.access import can_watch, code_matches, may_watch
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,17 +24,17 @@ ODD_CODES = ["é", "😀" * 40, "\x00", "a" * 500, "%ZZ"]
 
 
 def test_code_matches_only_the_match_s_own_code() -> None:
-    assert selectors.code_matches("abc123", "abc123")
-    assert not selectors.code_matches("abc124", "abc123")
-    assert not selectors.code_matches("", "")  # a match without a code is not opened by an empty one
-    assert not selectors.code_matches(None, "abc123")
+    assert code_matches("abc123", "abc123")
+    assert not code_matches("abc124", "abc123")
+    assert not code_matches("", "")  # a match without a code is not opened by an empty one
+    assert not code_matches(None, "abc123")
     for odd in ODD_CODES:
-        assert not selectors.code_matches(odd, "abc123")
+        assert not code_matches(odd, "abc123")
 
 
 def test_may_watch_public_seated_or_with_the_code() -> None:
     def may(*, public: bool = False, seated: bool = False, given: str = "") -> bool:
-        return selectors.may_watch(is_public=public, seated=seated, invite_code="code", given=given)
+        return may_watch(is_public=public, seated=seated, invite_code="code", given=given)
 
     assert may(public=True) and may(seated=True) and may(given="code")
     assert not may() and not may(given="other")
@@ -80,4 +80,4 @@ def test_the_players_of_a_private_match_open_it_without_the_code() -> None:
     match = private_match()
     owner = match.seats.get(index=0).user
     assert client_for(owner).get(f"/m/{match.pk}/").status_code == 200
-    assert selectors.can_watch(match, owner, "")
+    assert can_watch(match, owner, "")

@@ -10,8 +10,8 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from games.bots_accounts import LEVEL_TITLES, bot_level_blurb, bot_levels
 from games.engines import SLUGS
+from games.play.bot_accounts import LEVEL_TITLES, bot_level_blurb, bot_levels
 
 
 @pytest.mark.parametrize("game", SLUGS)

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from games import live
+from games.play import hub as hub_module
+from games.play.hub import Hub
+from games.play.tasks import raise_if_cancelled
 
 
 class SwallowingLayer:
@@ -35,8 +37,8 @@ async def test_the_news_reader_stops_when_cancelled_though_the_layer_swallows_it
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     layer = SwallowingLayer()
-    monkeypatch.setattr(live, "get_channel_layer", lambda: layer)
-    hub = live.Hub()
+    monkeypatch.setattr(hub_module, "get_channel_layer", lambda: layer)
+    hub = Hub()
     hub.channel = "test-channel"
     reader = asyncio.get_running_loop().create_task(hub._read())
     await asyncio.sleep(0.05)
@@ -47,12 +49,12 @@ async def test_the_news_reader_stops_when_cancelled_though_the_layer_swallows_it
 
 
 async def test_raise_if_cancelled_only_raises_in_a_task_asked_to_stop() -> None:
-    live.raise_if_cancelled()  # not cancelled: nothing happens
+    raise_if_cancelled()  # not cancelled: nothing happens
 
     async def swallowing() -> None:
         with contextlib.suppress(asyncio.CancelledError):  # swallowed, as a library might
             await asyncio.sleep(3600)
-        live.raise_if_cancelled()
+        raise_if_cancelled()
 
     task = asyncio.get_running_loop().create_task(swallowing())
     await asyncio.sleep(0)
@@ -72,7 +74,7 @@ async def test_the_bot_runner_stops_when_cancelled_during_a_database_call(monkey
     test_services until pytest-timeout stopped them."""
     from asgiref.sync import async_to_sync
 
-    from games import scheduler
+    from games.play import scheduler
 
     calls: list[int] = []
     announcing = asyncio.Event()
@@ -90,7 +92,7 @@ async def test_the_bot_runner_stops_when_cancelled_during_a_database_call(monkey
             async_to_sync(announce)()
         return []
 
-    monkeypatch.setattr(scheduler.selectors, "due_bot_matches", due_matches_announcing)
+    monkeypatch.setattr(scheduler, "due_bot_matches", due_matches_announcing)
     runner = asyncio.get_running_loop().create_task(scheduler._loop())
     # The cancellation must land inside the call (the database thread may still be busy with another test's).
     await asyncio.wait_for(announcing.wait(), timeout=10)

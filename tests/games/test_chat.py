@@ -12,8 +12,8 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from fragments import error_text, section
 
-from games import chat
 from games.models import ChatMessage
+from games.play import chat
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -2,7 +2,7 @@
 
 Exactly one slap wins each time; the other is refused as too late, with the winner's name and without any
 penalty, so the table is exactly what the winning slap alone makes of it. Raced over real sockets (the
-consumer path, both frames sent together) and, many more times, through services.act from two threads.
+consumer path, both frames sent together) and, many more times, through playing.act from two threads.
 """
 
 from __future__ import annotations
@@ -13,17 +13,19 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import playing
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connection
 
-from games import services
 from games.engines import get_engine
 from games.engines.base import standard_deck
 from games.engines.columbo import SlapTooLate
 from games.models import Match, Move
-from games.services import SeatSpec
+from games.play.create import SeatSpec, create_match
+from games.play.news import changed_message, match_group
+from games.play.store import load
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,9 +48,9 @@ def slap(target: tuple[int, int]) -> dict[str, Any]:
 
 def prepare(alice: Any, bob: Any) -> tuple[Match, dict[str, Any]]:
     """A started match of Alice and Bob at the open window, and that position (dumped) to go back to."""
-    match = services.create_match(creator=alice, game="columbo", players=2, seats=[SeatSpec("open")],
+    match = create_match(creator=alice, game="columbo", players=2, seats=[SeatSpec("open")],
                                   options={"rounds": 1}, seed=1)
-    services.join_match(match_id=match.pk, user=bob)
+    playing.join(match_id=match.pk, user=bob)
     state = ENGINE.new_game(2, seed=1, options={"rounds": 1}, deal={"deck": DECK})
     for seat, action in ((0, {"type": "peek", "slots": [0, 1]}), (1, {"type": "peek", "slots": [0, 1]}),
                          (0, {"type": "draw", "from": "stock"}), (0, {"type": "discard"})):
@@ -117,8 +119,8 @@ async def test_two_sockets_slap_the_same_discard_at_once(
         version = match.version + 2 * round_number
         await database_sync_to_async(reset)(match.pk, position, version, match.move_count)
         # The pages show the open window again: the news of a change, as another process would send it.
-        snap = await database_sync_to_async(services.load)(match.pk)
-        await layer.group_send(services.match_group(match.pk), services.changed_message(snap))
+        snap = await database_sync_to_async(load)(match.pk)
+        await layer.group_send(match_group(match.pk), changed_message(snap))
         for socket in sockets:
             await socket.settle(quiet=0.1)
         await asyncio.gather(*(sockets[seat].send_to(text_data=json.dumps({"action": slap(targets[seat])}))
@@ -160,7 +162,7 @@ def test_two_threads_slap_the_same_discard_at_once_hundreds_of_times(alice: Any,
             for round_number in range(THREAD_ROUNDS):
                 start.wait(timeout=20)
                 try:
-                    services.act(match_id=match.pk, user=users[seat], seat=seat,
+                    playing.act(match_id=match.pk, user=users[seat], seat=seat,
                                  action=slap(targets_now[0][seat]))
                     outcomes[round_number][seat] = "ok"
                 except SlapTooLate as error:

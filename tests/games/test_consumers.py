@@ -11,16 +11,19 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+import playing
 import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
 from fragments import error_text, section
 from openings import play_openings
 
-from games import services
 from games.engines import get_engine
 from games.models import Match, Move, Seat
-from games.services import SeatSpec
+from games.play import frames, store
+from games.play.create import SeatSpec, create_match
+from games.play.news import changed_message, match_group
+from games.play.presence import presence_open
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -235,9 +238,8 @@ async def test_unknown_match_and_foreign_origin_are_refused(
 async def test_malformed_unknown_and_oversized_frames_get_an_error_and_the_game_goes_on(
     ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from games import consumers
 
-    monkeypatch.setattr(consumers, "BURST", 1000)  # this test is about content; see the flood test
+    monkeypatch.setattr(frames, "BURST", 1000)  # this test is about content; see the flood test
     match = await database_sync_to_async(start_gomori)(alice, bob)
     _, action, version = await legal_action(match.pk)
     ok, _, black = await ws_client(match.pk, alice)
@@ -303,14 +305,14 @@ async def test_malformed_unknown_and_oversized_frames_get_an_error_and_the_game_
 async def test_a_flood_of_frames_closes_the_socket(
     ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
 ) -> None:
-    from games import consumers
+    from games.play.frames import BURST
 
     match = await database_sync_to_async(start_gomori)(alice, bob)
     ok, _, black = await ws_client(match.pk, alice, paced=False)
     assert ok
     await receive(black, 1)  # the page
     version = (await load(match.pk)).version
-    for _ in range(consumers.BURST + 10):
+    for _ in range(BURST + 10):
         await black.send_to(text_data='{"hello": 1}')
     answered = 0
     while True:
@@ -320,7 +322,7 @@ async def test_a_flood_of_frames_closes_the_socket(
         assert "Unknown request" in output["text"] or "Too many messages" in output["text"]
         answered += "Unknown request" in output["text"]
     assert output["code"] == 4429
-    assert answered == consumers.BURST  # a burst is answered, a sustained flood closed
+    assert answered == BURST  # a burst is answered, a sustained flood closed
     assert await quiet(black)  # the frames still queued get no answer once closed
     assert (await load(match.pk)).version == version
 
@@ -434,7 +436,7 @@ async def test_a_bot_answers_over_the_socket_without_being_asked(
     ws_client: Callable[..., Any], alice: Any, settings: Any
 ) -> None:
     settings.GAMES_BOT_DELAY = 0
-    match = await database_sync_to_async(services.create_match)(
+    match = await database_sync_to_async(create_match)(
         creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")], seed=3
     )
     _, _, black = await ws_client(match.pk, alice)  # starts this process's bot runner, as any connection does
@@ -461,7 +463,7 @@ async def test_news_older_than_the_held_position_is_dropped(
     from channels.layers import get_channel_layer
 
     match = await database_sync_to_async(start_gomori)(alice, bob)
-    stale = await database_sync_to_async(services.load)(match.pk)
+    stale = await database_sync_to_async(store.load)(match.pk)
     _, _, watcher = await ws_client(match.pk, carol)
     _, _, black = await ws_client(match.pk, alice)
     await watcher.settle()
@@ -472,11 +474,11 @@ async def test_news_older_than_the_held_position_is_dropped(
     await receive(watcher, 1)
     # Another process's news crossing this one's on the way: the position before the move arrives after it.
     layer = get_channel_layer()
-    await layer.group_send(services.match_group(match.pk), services.changed_message(stale))
+    await layer.group_send(match_group(match.pk), changed_message(stale))
     assert await quiet(black, watcher)
     # Presence news (Bob's socket in another process, say) still goes through.
-    await database_sync_to_async(services.presence_open)(match_id=match.pk, seat=1, socket="elsewhere!1")
-    await layer.group_send(services.match_group(match.pk), {"type": "match.presence", "id": match.pk})
+    await database_sync_to_async(presence_open)(match_id=match.pk, seat=1, socket="elsewhere!1")
+    await layer.group_send(match_group(match.pk), {"type": "match.presence", "id": match.pk})
     assert len(await receive(black, 1)) == len(await receive(watcher, 1)) == 1
     assert "badge-away" not in section(black.page.html(), "players")
 
@@ -490,12 +492,12 @@ async def test_the_lobby_socket_redraws_the_lists_as_matches_open_and_fill(
     assert connected
     await notify.send_to(text_data='{"anything": 1}')  # nothing to say on this socket: ignored
     assert await quiet(notify, anonymous)
-    match = await database_sync_to_async(services.create_match)(
+    match = await database_sync_to_async(create_match)(
         creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
     for socket in (notify, anonymous):
         lists = await socket.receive_from(timeout=3)
         assert lists.startswith('<div id="lobby-lists"') and f'action="/m/{match.pk}/join/"' in lists
-    await database_sync_to_async(services.join_match)(match_id=match.pk, user=bob)
+    await database_sync_to_async(playing.join)(match_id=match.pk, user=bob)
     mine = await notify.receive_from(timeout=3)
     assert f'href="/m/{match.pk}/"' in mine.split("Waiting for players")[0]  # now among Bob's own matches
 
@@ -527,10 +529,10 @@ async def test_your_turn_is_cued_on_any_page_but_not_at_the_table_you_are_at(
 async def test_a_match_that_starts_on_your_move_is_cued(
     ws_client: Callable[..., Any], alice: Any, bob: Any
 ) -> None:
-    match = await database_sync_to_async(services.create_match)(
+    match = await database_sync_to_async(create_match)(
         creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
     _, _, header = await ws_client(None, alice, path="/ws/notify/")  # Alice waits on another page
-    await database_sync_to_async(services.join_match)(match_id=match.pk, user=bob)  # Bob joins from the lobby
+    await database_sync_to_async(playing.join)(match_id=match.pk, user=bob)  # Bob joins from the lobby
     cue = await header.receive_from(timeout=5)
     assert f"Your turn: Gomori #{match.pk}" in cue  # black (Alice) begins
 
@@ -544,7 +546,7 @@ async def test_a_cue_from_another_match_leaves_the_table_socket_alone(
     _, _, table = await ws_client(here.pk, alice)
     await table.settle()
     _, action, version = await legal_action(there.pk)
-    await database_sync_to_async(services.act)(match_id=there.pk, user=bob, seat=0, action=action,
+    await database_sync_to_async(playing.act)(match_id=there.pk, user=bob, seat=0, action=action,
                                                expected_version=version)
     assert await quiet(table) and not table.future.done()
     _, action, version = await legal_action(here.pk)

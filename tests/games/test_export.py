@@ -8,13 +8,14 @@ import json
 import random
 from typing import Any
 
+import playing
 import pytest
 from factories import client_for
 from history_helpers import SLUGS, fresh, play_random, start_match
 from openings import play_openings
 
-from games import replay, services
 from games.engines import get_engine
+from games.history import replay
 from games.models import FinishedMatch, Match, Move, PlayerResult, PlayerStats
 
 pytestmark = pytest.mark.django_db
@@ -138,9 +139,9 @@ def test_a_resigned_match_imports_with_its_resignation(alice: Any, bob: Any) -> 
     engine = get_engine("gomori")
     state = engine.load(match.state)
     action = engine.legal_actions(state, 0)[0]
-    services.act(match_id=match.pk, user=alice, seat=0, action=action, expected_version=match.version)
+    playing.act(match_id=match.pk, user=alice, seat=0, action=action, expected_version=match.version)
     play_openings(match)  # Bob moves too: resigning is possible only once everyone has moved
-    services.resign(match_id=match.pk, user=bob)
+    playing.resign(match_id=match.pk, user=bob)
     data = exported(fresh(match))
     imported = replay.import_match(data, creator=alice)
     assert (imported.status, imported.result["reason"], imported.result["loser"]) == (Match.Status.FINISHED,

@@ -32,6 +32,7 @@ from copy import deepcopy
 from typing import Any
 from unittest import mock
 
+import playing
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
@@ -42,10 +43,13 @@ from fragments import error_text
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from games import consumers, scheduler, selectors, services
 from games.engines import get_engine
 from games.models import Match, Move
-from games.services import SeatSpec
+from games.play import frames as frames_module
+from games.play import scheduler
+from games.play.create import SeatSpec, create_match
+from games.play.frames import BURST, MAX_FRAME_BYTES, Unreadable, int_field, json_field, parse_json
+from games.play.presence import presence_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -228,9 +232,9 @@ def make_people() -> list[Any]:
 def start_match(game: str, seed: int, warmup: int) -> tuple[int, list[Any]]:
     """Two people in a match of the game, a few legal moves in."""
     people = make_people()
-    match = services.create_match(creator=people[0], game=game, players=2, seats=[SeatSpec("open")], seed=seed,
+    match = create_match(creator=people[0], game=game, players=2, seats=[SeatSpec("open")], seed=seed,
                                   options=OPTIONS.get(game))
-    services.join_match(match_id=match.pk, user=people[1])
+    playing.join(match_id=match.pk, user=people[1])
     engine = get_engine(game)
     rng = random.Random(seed)
     for _ in range(warmup):
@@ -241,7 +245,7 @@ def start_match(game: str, seed: int, warmup: int) -> tuple[int, list[Any]]:
         seat = rng.choice(engine.to_act(state))
         legal = [a for a in engine.legal_actions(state, seat) if a.get("type") != "tap"]  # keep the round on
         if legal:
-            services.act(match_id=match.pk, user=people[seat], seat=seat, action=rng.choice(legal),
+            playing.act(match_id=match.pk, user=people[seat], seat=seat, action=rng.choice(legal),
                          expected_version=match.version)
     return match.pk, people
 
@@ -306,10 +310,10 @@ def bases_for(game: str, state: Any, version: int, seat: int, page: str) -> list
 def would_change(game: str, text: str, state: Any, version: int, status: str, seat: int | None) -> bool:
     """Whether the consumer would change the match with this frame from this socket (a legal move, resigning,
     a rematch vote, and from anyone a chat line or a mute): such frames are not sent. Read as the consumer
-    reads it (games/consumers.py)."""
+    reads it (games/play/frames.py)."""
     try:
-        frame = consumers.parse_json(text)
-    except consumers.Unreadable:
+        frame = parse_json(text)
+    except Unreadable:
         return False
     if not isinstance(frame, dict) or "ui" in frame:
         return False
@@ -328,9 +332,9 @@ def would_change(game: str, text: str, state: Any, version: int, status: str, se
     if seat is None:
         return False
     try:
-        action = consumers.json_field(frame["action"])
-        expected = consumers.int_field(frame.get("version"))
-    except (consumers.Unreadable, RecursionError):
+        action = json_field(frame["action"])
+        expected = int_field(frame.get("version"))
+    except (Unreadable, RecursionError):
         return False
     if expected is not None and expected != version:
         return False
@@ -387,7 +391,7 @@ async def fuzz(game: str, data: st.DataObject) -> None:
         assert first["type"] == "websocket.send"
         page = await player_page(player)
         bases = bases_for(game, state, version, seat, page)
-        presence = await database_sync_to_async(selectors.presence_of)(match_id)
+        presence = await database_sync_to_async(presence_of)(match_id)
         assert presence[seat].present
 
         count = data.draw(st.integers(*FRAMES), label="frames")
@@ -411,17 +415,17 @@ async def fuzz(game: str, data: st.DataObject) -> None:
             if await check_answer(communicator, frame, index, described):
                 closed.add(name)  # closed cleanly by the server: its seat (if any) must be released
                 if index is not None:
-                    presence = await database_sync_to_async(selectors.presence_of)(match_id)
+                    presence = await database_sync_to_async(presence_of)(match_id)
                     assert not presence[index].present, f"{described}: closed, and the seat is still present"
             assert not errors.records, f"{described}: the site logged {errors.records[0].getMessage()}"
             now = await database_sync_to_async(row)(match_id)
             assert now == before, f"{described} changed the match: {before[:2]} -> {now[:2]}"
         assert sent > count // 3, f"only {sent} of {count} frames could be sent ({skipped} would have moved)"
-        presence = await database_sync_to_async(selectors.presence_of)(match_id)
+        presence = await database_sync_to_async(presence_of)(match_id)
         assert presence[seat].present == ("player" not in closed), "the seat's presence is not its socket's"
         for communicator, _ in sockets.values():
             await communicator.disconnect(timeout=5)  # raises what the consumer raised, if anything
-        presence = await database_sync_to_async(selectors.presence_of)(match_id)
+        presence = await database_sync_to_async(presence_of)(match_id)
         assert not presence[seat].present, "the seat is still present after its socket closed"
         assert not errors.records, errors.records[0].getMessage()
     finally:
@@ -449,11 +453,11 @@ async def check_answer(communicator: WebsocketCommunicator, frame: str | bytes, 
     selection = False  # a frame the consumer reads as a selection (read with its own reader)
     if isinstance(frame, str):
         try:
-            parsed = consumers.parse_json(frame)
+            parsed = parse_json(frame)
             selection = (isinstance(parsed, dict) and "ui" in parsed
-                         and len(frame) <= consumers.MAX_FRAME_BYTES
-                         and len(frame.encode("utf-8", "surrogatepass")) <= consumers.MAX_FRAME_BYTES)
-        except consumers.Unreadable:
+                         and len(frame) <= MAX_FRAME_BYTES
+                         and len(frame.encode("utf-8", "surrogatepass")) <= MAX_FRAME_BYTES)
+        except Unreadable:
             pass
     if selection and seat is None:
         # A spectator's selection is ignored: the next frame's answer is the next message.
@@ -490,28 +494,28 @@ FUZZ_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_c
 @FUZZ_SETTINGS
 @given(data=st.data())
 async def test_fuzzed_frames_on_gomori(data: st.DataObject) -> None:
-    with mock.patch.object(consumers, "BURST", 10**6):
+    with mock.patch.object(frames_module, "BURST", 10**6):
         await fuzz("gomori", data)
 
 
 @FUZZ_SETTINGS
 @given(data=st.data())
 async def test_fuzzed_frames_on_columbo(data: st.DataObject) -> None:
-    with mock.patch.object(consumers, "BURST", 10**6):
+    with mock.patch.object(frames_module, "BURST", 10**6):
         await fuzz("columbo", data)
 
 
 @FUZZ_SETTINGS
 @given(data=st.data())
 async def test_fuzzed_frames_on_ruhd(data: st.DataObject) -> None:
-    with mock.patch.object(consumers, "BURST", 10**6):
+    with mock.patch.object(frames_module, "BURST", 10**6):
         await fuzz("ruhd", data)
 
 
 @FUZZ_SETTINGS
 @given(data=st.data())
 async def test_fuzzed_frames_on_rummy(data: st.DataObject) -> None:
-    with mock.patch.object(consumers, "BURST", 10**6):
+    with mock.patch.object(frames_module, "BURST", 10**6):
         await fuzz("rummy", data)
 
 
@@ -538,8 +542,8 @@ async def test_a_flood_closes_with_4429_and_releases_the_seat(flood: str) -> Non
     try:
         assert (await communicator.connect(timeout=5))[0]
         await communicator.receive_output(timeout=5)  # the page
-        assert (await database_sync_to_async(selectors.presence_of)(match_id))[0].present
-        for _ in range(consumers.BURST + 15):
+        assert (await database_sync_to_async(presence_of)(match_id))[0].present
+        for _ in range(BURST + 15):
             await communicator.send_input({"type": "websocket.receive", **frame})
         answered = 0
         while True:
@@ -549,9 +553,9 @@ async def test_a_flood_closes_with_4429_and_releases_the_seat(flood: str) -> Non
             assert "Something went wrong" not in output["text"]
             answered += "Too many messages" not in output["text"]
         assert output["code"] == 4429
-        assert answered >= consumers.BURST  # a burst (and what refilled meanwhile), then the close
+        assert answered >= BURST  # a burst (and what refilled meanwhile), then the close
         assert await communicator.receive_nothing(timeout=0.1)
-        assert not (await database_sync_to_async(selectors.presence_of)(match_id))[0].present
+        assert not (await database_sync_to_async(presence_of)(match_id))[0].present
         assert not communicator.future.done() or communicator.future.exception() is None
         assert await database_sync_to_async(row)(match_id) == before
     finally:
@@ -587,7 +591,7 @@ async def test_a_lone_surrogate_in_a_refused_action_gets_the_refusal(game: str) 
     match_id, people = await database_sync_to_async(start_match)(slug, 11, 0)
     actions = refused_with_lone_surrogate(slug)
     if game == "rummy-card":  # after the draw, a meld or an add naming a "card" that is no card
-        await database_sync_to_async(services.act)(match_id=match_id, user=people[0], seat=0,
+        await database_sync_to_async(playing.act)(match_id=match_id, user=people[0], seat=0,
                                                    action={"type": "draw", "from": "stock"})
         actions = [{"type": "meld", "packs": [[LONE_SURROGATE, "KH", "KD"]]},
                    {"type": "add", "card": LONE_SURROGATE, "pack": 0}]

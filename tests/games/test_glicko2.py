@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from games.glicko2 import SCALE, Rating, _expected, _g, rate
+from games.ratings.glicko2 import SCALE, Rating, _expected, _g, rate
 
 PLAYER = Rating(1500, 200, 0.06)
 OPPONENTS = [Rating(1400, 30), Rating(1550, 100), Rating(1700, 300)]

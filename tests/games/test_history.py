@@ -16,10 +16,11 @@ from django.utils import timezone
 from factories import client_for
 from history_helpers import bulk_finished_matches
 
-from games.bots_accounts import ensure_bot_accounts
-from games.history import PAGE_SIZE, is_provisional
+from games.history.rows import PAGE_SIZE
 from games.models import Match, PlayerStats
-from games.selectors import LEADERBOARD_MIN_MATCHES
+from games.play.bot_accounts import ensure_bot_accounts
+from games.ratings.leaderboard import is_provisional
+from games.ratings.queries import LEADERBOARD_MIN_MATCHES
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ import pytest
 from django.utils.safestring import mark_safe
 
 from games.jinja import card_face, fragments_environment
-from games.rendering import error_fragment, render_fragment
-from games.tables import card
+from games.play.page import error_fragment, render_fragment
+from games.presenters import card
 
 
 def draw(source: str, **context: object) -> str:

@@ -3,7 +3,7 @@ at a few points) checked against the hidden part of the engine's state at that m
 
 Per game, three kinds of match, each with spectators: two (or three) people, a person against bots, and bots
 only (whose reasons the spectators are shown). Everything moves one change at a time: a person's move through
-their socket or through services.act, a bot's through services.play_bot_turn (the live timers and the bot runner
+their socket or through playing.act, a bot's through playing.bot_turn (the live timers and the bot runner
 are switched off), and after each change every socket must get exactly one update, which is then scanned
 against the database's state. People also click around (selections sent as `ui` frames, taken from the page's
 own controls), and each answer is scanned too.
@@ -25,18 +25,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import playing
 import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
 from leaks import Knowledge, Scan, SocketPage, clean_page, faces, hidden_places, problems, view_places
 
-from games import live, scheduler, services
 from games.catalog import GAMES
 from games.engines import SLUGS, get_engine
 from games.jinja import card_face
 from games.models import Match, Move
-from games.services import SeatSpec
-from games.tables import card
+from games.play import scheduler
+from games.play.create import SeatSpec, create_match
+from games.play.owner import LiveMatch
+from games.presenters import card
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -86,12 +88,12 @@ class Run:
 
 @pytest.fixture
 def controlled_bots(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Bots move only when the test asks (services.play_bot_turn), and at once: no live timers, no bot runner,
+    """Bots move only when the test asks (playing.bot_turn), and at once: no live timers, no bot runner,
     no pause, no reaction time, no patience."""
     settings.GAMES_BOT_DELAY = 0
     for slug in SLUGS:
         monkeypatch.setitem(GAMES, slug, dataclasses.replace(GAMES[slug], reaction_delay={}, patience=None))
-    monkeypatch.setattr(live.LiveMatch, "schedule_bot", lambda self: None)
+    monkeypatch.setattr(LiveMatch, "schedule_bot", lambda self: None)
     monkeypatch.setattr(scheduler, "ensure_running", lambda: None)
 
 
@@ -191,7 +193,7 @@ async def step(run: Run) -> bool:
             if asked_bots:
                 continue
             asked_bots = True
-            if await database_sync_to_async(services.play_bot_turn)(match_id=run.match_id,
+            if await database_sync_to_async(playing.bot_turn)(match_id=run.match_id,
                                                                      expected_version=run.version):
                 return True
             continue
@@ -203,7 +205,7 @@ async def step(run: Run) -> bool:
         if socket is not None and run.rng.random() < 0.7:
             await socket.send_to(text_data=json.dumps({"action": action, "version": run.version}))
         else:
-            await database_sync_to_async(services.act)(match_id=run.match_id, user=run.users[seat], seat=seat,
+            await database_sync_to_async(playing.act)(match_id=run.match_id, user=run.users[seat], seat=seat,
                                                        action=action, expected_version=run.version)
         return True
     return False
@@ -219,20 +221,20 @@ async def play_match(
     level = levels[number % len(levels)]
     seed = 1000 * SLUGS.index(game) + 10 * number + KINDS.index(kind)
     if kind == "people":
-        match = await database_sync_to_async(services.create_match)(
+        match = await database_sync_to_async(create_match)(
             creator=people[0], game=game, players=players, seats=[SeatSpec("open")] * (players - 1), seed=seed,
             options=OPTIONS.get(game))
         for person in people[1:players]:
-            match = await database_sync_to_async(services.join_match)(match_id=match.pk, user=person)
+            match = await database_sync_to_async(playing.join)(match_id=match.pk, user=person)
         users = dict(enumerate(people[:players]))
     elif kind == "person-bots":
-        match = await database_sync_to_async(services.create_match)(
+        match = await database_sync_to_async(create_match)(
             creator=people[0], game=game, players=players,
             seats=[SeatSpec("bot", levels[(number + i) % len(levels)]) for i in range(players - 1)], seed=seed,
             options=OPTIONS.get(game))
         users = {0: people[0]}
     else:
-        match = await database_sync_to_async(services.create_match)(
+        match = await database_sync_to_async(create_match)(
             creator=watcher, game=game, players=players, first_seat_bot=level,
             seats=[SeatSpec("bot", levels[(number + i + 1) % len(levels)]) for i in range(players - 1)],
             seed=seed, options=OPTIONS.get(game))
@@ -368,23 +370,26 @@ async def test_a_leak_planted_in_the_live_core_is_found(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Every socket of the match is drawn from seat 0's view (Ruhd, whose seats all see the same: with the
-    deck's next tile in the open hand), the bug the scanner is for: the first frame of a socket that may not
-    see it gives it away."""
+    deck's next tile in the open hand), planted in the live core's render cache: the bug the scanner is for,
+    the first frame of a socket that may not see it gives it away."""
     from games.engines.ruhd import TILE_IDS, TILES
+    from games.play.page import RenderCache, page_view
+    from games.play.snapshot import engine_of
 
     def leaky(self: Any, seat: int | None) -> dict[str, Any] | None:
         if self.state is None:
             return None
+        engine = engine_of(self.snap)
         if game != "ruhd":
-            return self.engine.view(self.state, 0)
-        view = self.engine.view(self.state, seat)
+            return page_view(engine.view(self.state, 0))
+        view = engine.view(self.state, seat)
         if self.state.deck:
             tile = TILE_IDS[self.state.deck[0]]
             view["hand"] = [*view["hand"], tile]
             view["tiles"] = {**view["tiles"], tile: list(TILES[tile])}
-        return view
+        return page_view(view)
 
-    monkeypatch.setattr(live.LiveMatch, "view", leaky)
+    monkeypatch.setattr(RenderCache, "view", leaky)
     people = [await database_sync_to_async(make_user)(name) for name in ("alice", "bob", "dave")]
     watcher = await database_sync_to_async(make_user)("carol")
     found = r"(?s)(spectator|anonymous|seat \d) \(seat (None|\d)\), [^\n]*:\n.*(hidden|shows)"

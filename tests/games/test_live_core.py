@@ -17,8 +17,10 @@ from django.test import Client
 from django.urls import reverse
 from test_consumers import ENGINE, check_view, frame, legal_action, load, receive
 
-from games import services
 from games.jinja import piece
+from games.play import store
+from games.play.news import match_group
+from games.play.snapshot import Snapshot
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -105,18 +107,19 @@ async def test_a_socket_opening_while_the_bot_runner_lets_go_of_the_match_keeps_
     """The bot runner drops a copy nobody here watches when its turn is done. A socket between Hub.get and
     attach watches it already: dropped then, the socket was left on a copy the hub no longer knew, and every
     change made through the hub's next copy (the other player's moves) passed it by."""
-    from games import live
+    from games.play.hub import hub
+    from games.play.owner import LiveMatch
 
     match = await database_sync_to_async(start_gomori)(alice, bob)
-    opening = live.LiveMatch.arrive
+    opening = LiveMatch.arrive
 
-    async def arrive(self: live.LiveMatch, socket: Any) -> None:
-        await live.hub().drop(self)  # as Hub.bot_turn does when its turn is done
+    async def arrive(self: LiveMatch, socket: Any) -> None:
+        await hub().drop(self)  # as Hub.bot_turn does when its turn is done
         await opening(self, socket)
 
-    monkeypatch.setattr(live.LiveMatch, "arrive", arrive)
+    monkeypatch.setattr(LiveMatch, "arrive", arrive)
     _, _, black = await ws_client(match.pk, alice)
-    monkeypatch.setattr(live.LiveMatch, "arrive", opening)
+    monkeypatch.setattr(LiveMatch, "arrive", opening)
     _, _, red = await ws_client(match.pk, bob)
     await receive(black, 2)  # her page, Bob's arrival
     await receive(red, 1)  # his page
@@ -132,10 +135,11 @@ async def test_a_copy_its_loader_dropped_is_not_handed_to_whoever_waited_for_it(
 ) -> None:
     """A socket asking for a match the bot runner is loading waits for that load. The runner's turn (no bot due
     here) ends with a drop before the waiting socket wakes up: it must get a copy the hub holds."""
-    from games import live, scheduler
+    from games.play import hub as hub_module
+    from games.play import scheduler
 
     match = await database_sync_to_async(start_gomori)(alice, bob)
-    hub = live.hub()
+    hub = hub_module.hub()
     try:
         runner = asyncio.get_running_loop().create_task(hub.bot_turn(match.pk))
         await asyncio.sleep(0)  # the runner is loading the match
@@ -155,7 +159,8 @@ async def test_a_match_held_again_while_its_drop_leaves_its_group_keeps_the_news
     processes' moves would never reach the new copy's sockets."""
     from channels.layers import InMemoryChannelLayer
 
-    from games import live, scheduler
+    from games.play import hub as hub_module
+    from games.play import scheduler
 
     class SlowLayer(InMemoryChannelLayer):
         async def group_discard(self, group: str, channel: str) -> None:
@@ -163,9 +168,9 @@ async def test_a_match_held_again_while_its_drop_leaves_its_group_keeps_the_news
             await super().group_discard(group, channel)
 
     layer = SlowLayer()
-    monkeypatch.setattr(live, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(hub_module, "get_channel_layer", lambda: layer)
     match = await database_sync_to_async(start_gomori)(alice, bob)
-    hub = live.hub()
+    hub = hub_module.hub()
     try:
         first = await hub.get(match.pk)
         assert first is not None
@@ -174,7 +179,7 @@ async def test_a_match_held_again_while_its_drop_leaves_its_group_keeps_the_news
         again = await hub.get(match.pk)
         await dropping
         assert again is not first and hub.matches.get(match.pk) is again
-        assert hub.channel in layer.groups.get(services.match_group(match.pk), {})
+        assert hub.channel in layer.groups.get(match_group(match.pk), {})
     finally:
         await scheduler.stop()
 
@@ -222,7 +227,7 @@ async def test_a_password_changed_elsewhere_closes_the_other_sessions_sockets(
 
 
 def test_the_session_check_knows_a_flushed_session_and_a_changed_password(alice: Any) -> None:
-    from games.consumers import session_user_id
+    from accounts.sessions import session_user_id
 
     client, cookie = signed_in_client(alice)
     key = cookie.split("=", 1)[1]
@@ -238,6 +243,6 @@ def test_the_session_check_knows_a_flushed_session_and_a_changed_password(alice:
 
 
 def test_a_snapshot_survives_its_trip_between_processes(gomori_match: Any) -> None:
-    snap = services.load(gomori_match.pk)
+    snap = store.load(gomori_match.pk)
     assert snap is not None
-    assert services.Snapshot.from_json(snap.to_json()) == snap
+    assert Snapshot.from_json(snap.to_json()) == snap

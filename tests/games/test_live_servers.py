@@ -23,10 +23,9 @@ from django.db import connection
 from django.test import Client
 from servers import Daphne, database_url
 
-from games import services
 from games.engines import get_engine
 from games.models import Match, Move
-from games.services import SeatSpec
+from games.play.create import SeatSpec, create_match
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -184,7 +183,7 @@ async def test_two_processes_play_a_whole_match_a_bot_moves_once_a_turn_and_a_re
 
         # A person against a bot, the person on one process and a spectator on the other: both hold the
         # match and both run a bot timer, yet each bot turn is one move (the version fence).
-        bot_match = await database_sync_to_async(services.create_match)(
+        bot_match = await database_sync_to_async(create_match)(
             creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")], seed=5)
         person = await connect(one, bot_match.pk, cookies[alice.pk])
         watching = await connect(two, bot_match.pk, cookies[carol.pk])

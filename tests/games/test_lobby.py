@@ -18,8 +18,8 @@ from django.urls import reverse
 from factories import client_for, make_user
 
 from games.catalog import GAMES
-from games.forms import CreateMatchForm, FieldView, all_forms, field_view
 from games.jinja import fragments_environment
+from games.lobby.forms import CreateMatchForm, FieldView, all_forms, field_view
 from games.models import Match
 
 pytestmark = pytest.mark.django_db

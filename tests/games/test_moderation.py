@@ -9,6 +9,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+import playing
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -21,10 +22,14 @@ from django.utils import timezone
 from factories import client_for
 
 from accounts.forms import SUSPENDED_MESSAGE
-from games import moderation, services, stats
+from accounts.sessions import user_group
+from games import moderation
 from games.engines import get_engine
 from games.models import FinishedMatch, Match, PlayerResult, PlayerStats, Seat
-from games.services import SeatSpec
+from games.play.bot_accounts import bot_user
+from games.play.create import SeatSpec, create_match
+from games.play.news import match_group
+from games.ratings import stats
 
 pytestmark = pytest.mark.django_db
 
@@ -121,8 +126,8 @@ def test_an_administrator_aborts_a_match_in_progress_and_one_waiting(
 ) -> None:
     layer = get_channel_layer()
     channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(services.match_group(gomori_match.pk), channel)
-    waiting = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
+    async_to_sync(layer.group_add)(match_group(gomori_match.pk), channel)
+    waiting = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
     with django_capture_on_commit_callbacks(execute=True):
         response = run_action(client_for(boss), MATCHES, "abort_matches", gomori_match.pk, waiting.pk)
     assert "Aborted" in response.content.decode()
@@ -133,7 +138,7 @@ def test_an_administrator_aborts_a_match_in_progress_and_one_waiting(
         assert logged(match, boss) == ["Moderation: aborted the match (unrated, in nobody's history or statistics)."]
     assert not FinishedMatch.objects.exists() and not PlayerResult.objects.exists()
     assert not PlayerStats.objects.filter(user__in=[alice, bob]).exists()
-    # The live pages were told, through the fence's own road (services.publish).
+    # The live pages were told, through the fence's own road (publish).
     told = async_to_sync(layer.receive)(channel)
     assert told["type"] == "match.changed" and told["version"] == gomori_match.version + 1
     # A finished match can't be aborted: annul it instead.
@@ -227,12 +232,12 @@ def test_suspending_signs_out_ends_live_matches_hides_and_blocks_sign_in(
     assert browser.post(reverse("login"), {"username": "alice", "password": password}).status_code == 302
     client_for(alice)  # a second browser
     assert sessions_of(alice) == 2
-    waiting = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
-    joined = services.create_match(creator=carol, game="gomori", players=2, seats=[SeatSpec("open")])
-    services.join_match(match_id=joined.pk, user=alice)  # started at once: two seats
+    waiting = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
+    joined = create_match(creator=carol, game="gomori", players=2, seats=[SeatSpec("open")])
+    playing.join(match_id=joined.pk, user=alice)  # started at once: two seats
     layer = get_channel_layer()
     channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(services.user_group(alice.pk), channel)
+    async_to_sync(layer.group_add)(user_group(alice.pk), channel)
 
     with django_capture_on_commit_callbacks(execute=True):
         response = run_action(client_for(boss), USERS, "suspend_users", alice.pk)
@@ -283,7 +288,7 @@ def test_unticking_active_on_the_change_page_suspends_too(boss: Any, alice: Any,
 
 
 def test_bots_and_oneself_are_not_suspended(boss: Any, alice: Any) -> None:
-    bot = services.bot_user("gomori", "random")
+    bot = bot_user("gomori", "random")
     response = run_action(client_for(boss), USERS, "suspend_users", bot.pk, boss.pk)
     html = response.content.decode()
     assert "bots can&#x27;t be suspended" in html and "You can&#x27;t suspend yourself" in html
@@ -317,7 +322,7 @@ def test_the_leaderboard_lists_provisional_ratings_after_established_ones_marked
     uncertain = player("uncertain", 1600, 120, 15)  # enough matches, but the deviation is still high
     player("gone", 1900, 60, 30, is_active=False)
     player("solo", 1500, 350, 0)
-    bot = services.bot_user("gomori", "search")
+    bot = bot_user("gomori", "search")
     PlayerStats.objects.create(user=bot, game="gomori", rating=1800, deviation=50, rated_matches=40)
 
     response = Client().get("/leaderboard/?game=gomori")
@@ -338,9 +343,9 @@ def test_a_match_page_of_a_real_game_shows_the_annulment(boss: Any, alice: Any, 
         match = Match.objects.get(pk=gomori_match.pk)
         state = engine.load(match.state)
         (seat,) = engine.to_act(state)
-        services.act(match_id=match.pk, user=[alice, bob][seat], seat=seat,
+        playing.act(match_id=match.pk, user=[alice, bob][seat], seat=seat,
                      action=engine.legal_actions(state, seat)[0], expected_version=match.version)
-    services.resign(match_id=gomori_match.pk, user=bob)
+    playing.resign(match_id=gomori_match.pk, user=bob)
     assert PlayerStats.objects.get(user=alice).won == 1
     run_action(client_for(boss), MATCHES, "annul_results", gomori_match.pk)
     assert PlayerStats.objects.get(user=alice).played == 0
@@ -370,7 +375,7 @@ def test_recomputing_a_game_with_nothing_annulled_changes_nothing(make_user: Cal
     from history_helpers import bulk_finished_matches
     from test_stats import snapshot
 
-    from games.bots_accounts import ensure_bot_accounts
+    from games.play.bot_accounts import ensure_bot_accounts
 
     people = [make_user(f"many-{i}") for i in range(4)]
     matches = bulk_finished_matches(48, people, ensure_bot_accounts()[:2], seed=3)

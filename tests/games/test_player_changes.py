@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import playing
 import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
@@ -16,10 +17,9 @@ from django.utils import timezone
 from fragments import section
 from openings import play_openings
 
-from games import services
 from games.engines import get_engine
 from games.models import Match
-from games.services import SeatSpec
+from games.play.create import SeatSpec, create_match
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -59,11 +59,11 @@ async def test_a_new_name_shows_on_the_players_live_tables_and_nowhere_else(
     ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any
 ) -> None:
     live = await database_sync_to_async(start_gomori)(alice, bob)
-    waiting = await database_sync_to_async(services.create_match)(
+    waiting = await database_sync_to_async(create_match)(
         creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
     finished = await database_sync_to_async(start_gomori)(alice, carol)
     await database_sync_to_async(play_openings)(finished)
-    await database_sync_to_async(services.resign)(match_id=finished.pk, user=carol)
+    await database_sync_to_async(playing.resign)(match_id=finished.pk, user=carol)
     other = await database_sync_to_async(start_gomori)(bob, carol)  # not Alice's
     sockets = {}
     for name, match, user in (("black", live, alice), ("red", live, bob), ("watcher", live, carol),
@@ -99,7 +99,7 @@ async def test_a_new_name_shows_on_the_players_live_tables_and_nowhere_else(
         assert "Alicia" in players and ">Alice<" not in players, name
     # ... and a move made elsewhere (a view, a command, another server process), read from the database.
     seat, action, version = await next_action(live.pk)
-    await database_sync_to_async(services.act)(match_id=live.pk, user=alice if seat == 0 else bob, seat=seat,
+    await database_sync_to_async(playing.act)(match_id=live.pk, user=alice if seat == 0 else bob, seat=seat,
                                                action=action, expected_version=version)
     for name in ("black", "red", "watcher"):
         await sockets[name].settle()

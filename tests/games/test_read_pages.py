@@ -22,12 +22,13 @@ from factories import client_for
 from history_helpers import bulk_finished_matches, play_random, start_match
 
 from accounts.avatars import generated_avatar_version
-from games import history
-from games.bots_accounts import ensure_bot_accounts
-from games.history import finished_text, whole
-from games.links import Link
+from games.history import rows
+from games.history.queries import find_player
+from games.history.rows import finished_text
 from games.models import Match, PlayerStats, Seat
-from games.selectors import find_player
+from games.play.bot_accounts import ensure_bot_accounts
+from games.ratings.leaderboard import whole
+from games.web import Link
 
 pytestmark = pytest.mark.django_db
 
@@ -99,7 +100,7 @@ def test_the_replay_page_costs_a_fixed_number_of_queries(club: Club, django_asse
 
 def test_the_history_count_stops_at_the_cap(club: Club, monkeypatch: pytest.MonkeyPatch,
                                             django_assert_num_queries: Any) -> None:
-    monkeypatch.setattr(history, "COUNT_CAP", 100)
+    monkeypatch.setattr(rows, "COUNT_CAP", 100)
     client = client_for()
     first = client.get("/history/")
     html = first.content.decode()
@@ -115,7 +116,7 @@ def test_the_history_count_stops_at_the_cap(club: Club, monkeypatch: pytest.Monk
 
 
 def test_the_capped_count_reads_at_most_the_cap(club: Club, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(history, "COUNT_CAP", 100)
+    monkeypatch.setattr(rows, "COUNT_CAP", 100)
     from django.test.utils import CaptureQueriesContext
 
     with CaptureQueriesContext(connection) as captured:

@@ -9,14 +9,16 @@ import random
 import re
 from typing import Any
 
+import playing
 import pytest
 from factories import client_for
 from history_helpers import SLUGS, fresh, play_random, start_match
 
-from games import replay, services
 from games.engines import get_engine
 from games.engines.base import JOKERS, RANKS, SUITS, card_name
+from games.history import replay
 from games.models import Match
+from games.play.create import SeatSpec, create_match
 
 pytestmark = pytest.mark.django_db
 
@@ -108,7 +110,7 @@ def test_move_numbers_outside_the_match_are_clamped(alice: Any, bob: Any) -> Non
 
 
 def test_matches_without_moves_or_hidden_from_the_viewer_have_no_replay(alice: Any, bob: Any, carol: Any) -> None:
-    waiting = services.create_match(creator=alice, game="gomori", players=2, seats=[services.SeatSpec("open")])
+    waiting = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
     assert client_for(alice).get(f"/m/{waiting.pk}/replay/").status_code == 404
     private = start_match("gomori", [alice, bob], seed=7, is_public=False)
     assert client_for(carol).get(f"/m/{private.pk}/replay/").status_code == 404
@@ -144,7 +146,7 @@ def half_played(game: str, users: list[Any], seed: int, moves: int) -> Match:
         seat = (engine.must_act(state) or engine.to_act(state))[0]
         legal = engine.legal_actions(state, seat)
         action = rng.choice([a for a in legal if a.get("type") != "tap"] or legal)
-        services.act(match_id=match.pk, user=users[seat], seat=seat, action=action, expected_version=match.version)
+        playing.act(match_id=match.pk, user=users[seat], seat=seat, action=action, expected_version=match.version)
     match = fresh(match)
     assert match.status == Match.Status.ACTIVE
     return match

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from games import services
+from games.play.create import SeatSpec, create_match
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -16,8 +16,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_run_bots_once_plays_due_bot_moves_in_a_bot_only_match(settings: Any, make_user: Any) -> None:
     settings.GAMES_BOT_DELAY = 0
     watcher = make_user()
-    match = services.create_match(
-        creator=watcher, game="gomori", players=2, seats=[services.SeatSpec("bot", "random")],
+    match = create_match(
+        creator=watcher, game="gomori", players=2, seats=[SeatSpec("bot", "random")],
         first_seat_bot="reference",
     )
     assert match.seats.get(index=0).user.is_bot

@@ -10,6 +10,7 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
+import playing
 import pytest
 from channels.db import database_sync_to_async
 from django.conf import settings as django_settings
@@ -17,10 +18,13 @@ from django.db import connection, connections
 from django.utils import timezone
 from openings import play_openings
 
-from games import scheduler, selectors, services
 from games.engines import IllegalAction, get_engine
 from games.models import Match, Move, Presence, Seat
-from games.services import MatchMovedOn, SeatSpec, ServiceError
+from games.play import scheduler, sync
+from games.play.bot_accounts import bot_user
+from games.play.create import SeatSpec, create_match
+from games.play.scheduler import due_bot_matches
+from games.play.snapshot import MatchMovedOn, ServiceError
 
 pytestmark = pytest.mark.django_db
 
@@ -67,7 +71,7 @@ def play_to_empty_cell(match: Match, user: Any) -> dict[str, Any]:
     state = ENGINE.load(match.state)
     occupied = {tuple(f["at"]) for f in ENGINE.view(state, seat)["field"]}
     action = next(a for a in ENGINE.legal_actions(state, seat) if tuple(a["at"]) not in occupied)
-    services.act(match_id=match.pk, user=user, seat=seat, action=action, expected_version=match.version)
+    playing.act(match_id=match.pk, user=user, seat=seat, action=action, expected_version=match.version)
     return action
 
 
@@ -96,7 +100,7 @@ def away_on_their_turn(match: Match, index: int, *, seconds: float, connections:
 
 def make_bot_vs_bot(alice: Any, black: str, red: str, seed: int = SEED) -> Match:
     """A Gomori match between two bots, created by Alice, who only watches: a bot takes her seat 0."""
-    return services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", red)], seed=seed,
+    return create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", red)], seed=seed,
                                  first_seat_bot=black)
 
 
@@ -128,7 +132,7 @@ def run_threads(targets: list[Callable[[], Any]]) -> list[tuple[str, Any]]:
 
 
 def test_create_waits_for_the_open_seat(alice: Any) -> None:
-    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], seed=SEED)
+    match = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], seed=SEED)
     match = fresh(match)
     assert match.status == Match.Status.WAITING
     assert match.state is None
@@ -148,7 +152,7 @@ def test_join_fills_the_last_seat_and_deals_from_the_seed(alice: Any, bob: Any, 
 
 
 def test_create_with_a_bot_starts_at_once(alice: Any) -> None:
-    match = services.create_match(
+    match = create_match(
         creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")], seed=SEED
     )
     match = fresh(match)
@@ -171,62 +175,59 @@ def test_create_with_a_bot_starts_at_once(alice: Any) -> None:
 def test_create_refuses_what_cannot_be_played(alice: Any, kwargs: dict[str, Any], message: str) -> None:
     arguments = {"creator": alice, "game": "gomori", "players": 2, "seats": [SeatSpec("open")], **kwargs}
     with pytest.raises(ServiceError, match=message):
-        services.create_match(**arguments)
+        create_match(**arguments)
     assert Match.objects.count() == 0
 
 
 def test_bots_do_not_create_matches() -> None:
-    bot = services.bot_user("gomori", "random")
+    bot = bot_user("gomori", "random")
     with pytest.raises(ServiceError, match="Bots don't create"):
-        services.create_match(creator=bot, game="gomori", players=2, seats=[SeatSpec("open")])
+        create_match(creator=bot, game="gomori", players=2, seats=[SeatSpec("open")])
 
 
 def test_join_refusals(alice: Any, bob: Any, carol: Any) -> None:
-    from django.contrib.auth.models import AnonymousUser
 
-    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
+    match = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
     with pytest.raises(ServiceError, match="already have a seat"):
-        services.join_match(match_id=match.pk, user=alice)
-    with pytest.raises(ServiceError, match="Sign in"):
-        services.join_match(match_id=match.pk, user=AnonymousUser())
+        playing.join(match_id=match.pk, user=alice)
     with pytest.raises(ServiceError, match="no such match"):
-        services.join_match(match_id=match.pk + 1000, user=bob)
-    services.join_match(match_id=match.pk, user=bob)
+        playing.join(match_id=match.pk + 1000, user=bob)
+    playing.join(match_id=match.pk, user=bob)
     with pytest.raises(ServiceError, match="no longer waiting"):
-        services.join_match(match_id=match.pk, user=carol)
+        playing.join(match_id=match.pk, user=carol)
 
 
 def test_private_match_and_invite_seat_need_the_code(alice: Any, bob: Any, carol: Any) -> None:
-    private = services.create_match(
+    private = create_match(
         creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], is_public=False
     )
     for wrong in (None, "", "not-the-code"):
         with pytest.raises(ServiceError, match="private"):
-            services.join_match(match_id=private.pk, user=bob, invite_code=wrong)
-    services.join_match(match_id=private.pk, user=bob, invite_code=private.invite_code)
+            playing.join(match_id=private.pk, user=bob, invite_code=wrong)
+    playing.join(match_id=private.pk, user=bob, invite_code=private.invite_code)
     assert fresh(private).status == Match.Status.ACTIVE
 
-    invite = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("invite")])
+    invite = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("invite")])
     with pytest.raises(ServiceError, match="no free seat"):
-        services.join_match(match_id=invite.pk, user=carol)
-    services.join_match(match_id=invite.pk, user=carol, invite_code=invite.invite_code)
+        playing.join(match_id=invite.pk, user=carol)
+    playing.join(match_id=invite.pk, user=carol, invite_code=invite.invite_code)
     assert fresh(invite).seats.get(index=1).user_id == carol.pk
 
 
 def test_leave_frees_the_seat_and_the_creator_leaving_cancels(alice: Any, bob: Any) -> None:
-    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("invite")])
-    services.join_match(match_id=match.pk, user=bob, invite_code=match.invite_code)
+    match = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("invite")])
+    playing.join(match_id=match.pk, user=bob, invite_code=match.invite_code)
     # Bob joined the last seat, so the match started: leaving is no longer possible.
     with pytest.raises(ServiceError, match="resign instead"):
-        services.leave_match(match_id=match.pk, user=bob)
+        playing.leave(match_id=match.pk, user=bob)
 
-    match = services.create_match(
+    match = create_match(
         creator=alice, game="gomori", players=2, seats=[SeatSpec("open")]
     )
     Seat.objects.filter(match=match, index=1).update(user=bob)  # a seat taken, the match still waiting
-    services.leave_match(match_id=match.pk, user=bob)
+    playing.leave(match_id=match.pk, user=bob)
     assert fresh(match).seats.get(index=1).user is None
-    services.leave_match(match_id=match.pk, user=alice)
+    playing.leave(match_id=match.pk, user=alice)
     match = fresh(match)
     assert match.status == Match.Status.ABORTED
     assert match.result["reason"] == "cancelled"
@@ -234,8 +235,8 @@ def test_leave_frees_the_seat_and_the_creator_leaving_cancels(alice: Any, bob: A
 
 @pytest.mark.django_db(transaction=True)
 def test_two_people_racing_for_the_last_seat(alice: Any, bob: Any, carol: Any) -> None:
-    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], seed=SEED)
-    results = run_threads([partial(services.join_match, match_id=match.pk, user=user) for user in (bob, carol)])
+    match = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")], seed=SEED)
+    results = run_threads([partial(playing.join, match_id=match.pk, user=user) for user in (bob, carol)])
     kinds = sorted(kind if kind == "ok" else str(value) for kind, value in results)
     assert kinds == ["This match is no longer waiting for players.", "ok"], results
     match = fresh(match)
@@ -251,7 +252,7 @@ def test_act_applies_appends_the_move_and_saves_the_state(gomori_match: Match, a
     version = fresh(gomori_match).version
     before = state_of(gomori_match)
     action = ENGINE.legal_actions(before, 0)[2]
-    services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=version)
+    playing.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=version)
     match = fresh(gomori_match)
     assert (match.version, match.move_count) == (version + 1, 1)
     (move,) = Move.objects.filter(match=match)
@@ -276,7 +277,7 @@ def test_act_applies_appends_the_move_and_saves_the_state(gomori_match: Match, a
 def test_illegal_or_malformed_action_changes_nothing(gomori_match: Match, alice: Any, action: Any) -> None:
     before = fresh(gomori_match)
     with pytest.raises(IllegalAction):
-        services.act(match_id=before.pk, user=alice, seat=0, action=action, expected_version=before.version)
+        playing.act(match_id=before.pk, user=alice, seat=0, action=action, expected_version=before.version)
     after = fresh(before)
     assert (after.version, after.move_count, after.state, Move.objects.count()) == (
         before.version, 0, before.state, 0)
@@ -289,10 +290,10 @@ def test_only_the_seat_holder_acts_for_a_seat(gomori_match: Match, alice: Any, b
     action = ENGINE.legal_actions(state_of(gomori_match), 0)[0]
     for user, seat in [(bob, 0), (carol, 0), (AnonymousUser(), 0), (alice, 1), (alice, 7)]:
         with pytest.raises(ServiceError, match="your own seat"):
-            services.act(match_id=gomori_match.pk, user=user, seat=seat, action=action)
+            playing.act(match_id=gomori_match.pk, user=user, seat=seat, action=action)
     # Bob acting for his own seat out of turn is the engine's call.
     with pytest.raises(IllegalAction, match="not your turn"):
-        services.act(match_id=gomori_match.pk, user=bob, seat=1, action=action)
+        playing.act(match_id=gomori_match.pk, user=bob, seat=1, action=action)
     assert (fresh(gomori_match).version, Move.objects.count()) == (version, 0)
 
 
@@ -301,31 +302,31 @@ def test_a_stale_version_is_told_the_game_moved_on(gomori_match: Match, alice: A
     action = ENGINE.legal_actions(state_of(gomori_match), 0)[0]
     for stale in (version - 1, version + 1, -1, 99):
         with pytest.raises(MatchMovedOn, match="moved on"):
-            services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=stale)
+            playing.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=stale)
     assert (fresh(gomori_match).version, Move.objects.count()) == (version, 0)
-    services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=version)
+    playing.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=version)
     assert (fresh(gomori_match).version, fresh(gomori_match).move_count) == (version + 1, 1)
 
 
 def test_act_needs_a_match_in_progress(alice: Any, bob: Any) -> None:
-    waiting = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
+    waiting = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("open")])
     with pytest.raises(ServiceError, match="not in progress"):
-        services.act(match_id=waiting.pk, user=alice, seat=0, action={"type": "play", "card": "AC", "at": [0, 0]})
+        playing.act(match_id=waiting.pk, user=alice, seat=0, action={"type": "play", "card": "AC", "at": [0, 0]})
 
 
 def test_broadcast_happens_after_commit_only(
     gomori_match: Match, alice: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
     sent: list[tuple[int, int]] = []
-    monkeypatch.setattr(services, "publish", lambda snap, before=None: sent.append((snap.id, snap.version)))
+    monkeypatch.setattr(sync, "publish", lambda snap, before=None: sent.append((snap.id, snap.version)))
     version = fresh(gomori_match).version
     action = ENGINE.legal_actions(state_of(gomori_match), 0)[0]
     illegal = {"type": "play", "card": "5D", "at": [0, 0]}
     with django_capture_on_commit_callbacks(execute=False) as refused, pytest.raises(IllegalAction):
-        services.act(match_id=gomori_match.pk, user=alice, seat=0, action=illegal)
+        playing.act(match_id=gomori_match.pk, user=alice, seat=0, action=illegal)
     assert refused == [] and sent == []  # a refused action publishes nothing
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        services.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=version)
+        playing.act(match_id=gomori_match.pk, user=alice, seat=0, action=action, expected_version=version)
         assert sent == []  # nothing is sent inside the transaction
     assert len(callbacks) == 1
     assert sent == []
@@ -346,7 +347,7 @@ def test_two_racing_actions_on_one_version_only_one_applies(alice: Any, bob: Any
         assert first != second
         version, moves = match.version, match.move_count
         attempts = [
-            partial(services.act, match_id=match.pk, user=user, seat=seat, action=action, expected_version=version)
+            partial(playing.act, match_id=match.pk, user=user, seat=seat, action=action, expected_version=version)
             for action in (first, second)
         ]
         results = run_threads(attempts)
@@ -367,14 +368,14 @@ def test_two_racing_actions_on_one_version_only_one_applies(alice: Any, bob: Any
 def test_resign_ends_the_match_for_the_others(gomori_match: Match, alice: Any, bob: Any, carol: Any) -> None:
     play_to_empty_cell(gomori_match, alice)
     with pytest.raises(ServiceError, match="no seat"):
-        services.resign(match_id=gomori_match.pk, user=carol)
+        playing.resign(match_id=gomori_match.pk, user=carol)
     # Bob has not moved yet: the match can be aborted, not resigned.
     with pytest.raises(ServiceError, match="abort the match instead"):
-        services.resign(match_id=gomori_match.pk, user=alice)
+        playing.resign(match_id=gomori_match.pk, user=alice)
     play_to_empty_cell(gomori_match, bob)
     play_to_empty_cell(gomori_match, alice)
     # Alice resigns while the game waits on Bob: resigning is always possible once everyone has moved.
-    services.resign(match_id=gomori_match.pk, user=alice)
+    playing.resign(match_id=gomori_match.pk, user=alice)
     match = fresh(gomori_match)
     assert match.status == Match.Status.FINISHED
     assert match.finished_at is not None
@@ -382,7 +383,7 @@ def test_resign_ends_the_match_for_the_others(gomori_match: Match, alice: Any, b
     assert (match.result["winners"], match.result["loser"], match.result["draw"]) == ([1], 0, False)
     assert [(s.index, s.place) for s in match.seats.all()] == [(0, 2), (1, 1)]
     with pytest.raises(ServiceError, match="not in progress"):
-        services.resign(match_id=match.pk, user=bob)
+        playing.resign(match_id=match.pk, user=bob)
     with pytest.raises(ServiceError, match="not in progress"):
         play_to_empty_cell(match, bob)
 
@@ -394,18 +395,18 @@ def test_resign_ends_the_match_for_the_others(gomori_match: Match, alice: Any, b
 def test_claim_is_refused_before_the_wait_is_over(gomori_match: Match, alice: Any, bob: Any) -> None:
     # Alice is to act, has never connected, joined just now.
     with pytest.raises(ServiceError, match=r"Alice may still come back: you can claim in \d+ s\.") as refused:
-        services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0)
+        playing.claim(match_id=gomori_match.pk, user=bob, absent_seat=0)
     seconds = int(str(refused.value).split("claim in ")[1].split(" ")[0])
     assert 55 <= seconds <= 60
     # Away for 20 seconds of her turn: 40 left.
     away_on_their_turn(gomori_match, 0, seconds=20)
     with pytest.raises(ServiceError, match=r"claim in (39|40|41) s"):
-        services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0, take_over_with_bot=True)
+        playing.claim(match_id=gomori_match.pk, user=bob, absent_seat=0, take_over_with_bot=True)
     # Connected, with a fresh heartbeat, however long the turn has lasted: not claimable.
     waiting_since(gomori_match, 3600)
     set_presence(gomori_match, 0, connections=1, seconds_ago=5)
     with pytest.raises(ServiceError, match="may still come back"):
-        services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0)
+        playing.claim(match_id=gomori_match.pk, user=bob, absent_seat=0)
     match = fresh(gomori_match)
     assert match.status == Match.Status.ACTIVE
     assert match.seats.get(index=0).user_id == alice.pk
@@ -415,21 +416,21 @@ def test_claim_refusals(gomori_match: Match, alice: Any, bob: Any, carol: Any) -
     away_on_their_turn(gomori_match, 0, seconds=300)
     set_presence(gomori_match, 1, connections=0, seconds_ago=300)
     with pytest.raises(ServiceError, match="Only players"):
-        services.claim_abandoned(match_id=gomori_match.pk, user=carol, absent_seat=0)
+        playing.claim(match_id=gomori_match.pk, user=carol, absent_seat=0)
     with pytest.raises(ServiceError, match="can't be claimed"):
-        services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=0)
+        playing.claim(match_id=gomori_match.pk, user=alice, absent_seat=0)
     for nonsense in (2, -1, 10**30):
         with pytest.raises(ServiceError, match="can't be claimed"):
-            services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=nonsense)
+            playing.claim(match_id=gomori_match.pk, user=alice, absent_seat=nonsense)
     # Bob is away too, but the game waits on Alice, not on him.
     with pytest.raises(ServiceError, match="not waiting on that player"):
-        services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=1)
+        playing.claim(match_id=gomori_match.pk, user=alice, absent_seat=1)
     assert fresh(gomori_match).status == Match.Status.ACTIVE
 
 
 def test_claim_the_win_after_sixty_seconds_away(gomori_match: Match, bob: Any) -> None:
     away_on_their_turn(gomori_match, 0, seconds=61)
-    services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0)
+    playing.claim(match_id=gomori_match.pk, user=bob, absent_seat=0)
     match = fresh(gomori_match)
     assert match.status == Match.Status.FINISHED
     assert match.result["reason"] == "abandon"
@@ -444,9 +445,9 @@ def test_the_wait_counts_only_while_the_game_waits_on_the_absent_player(
     set_presence(gomori_match, 1, connections=0, seconds_ago=300)
     play_to_empty_cell(gomori_match, alice)
     with pytest.raises(ServiceError, match=r"Bob may still come back: you can claim in (59|60) s"):
-        services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=1)
+        playing.claim(match_id=gomori_match.pk, user=alice, absent_seat=1)
     waiting_since(gomori_match, 61)
-    services.claim_abandoned(match_id=gomori_match.pk, user=alice, absent_seat=1)
+    playing.claim(match_id=gomori_match.pk, user=alice, absent_seat=1)
     match = fresh(gomori_match)
     assert (match.result["reason"], match.result["winners"]) == ("abandon", [0])
 
@@ -454,29 +455,29 @@ def test_the_wait_counts_only_while_the_game_waits_on_the_absent_player(
 def test_a_stale_heartbeat_counts_as_away(gomori_match: Match, bob: Any) -> None:
     # A socket counted as open whose heartbeats stopped (its server process died): away.
     away_on_their_turn(gomori_match, 0, seconds=61, connections=1)
-    services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0)
+    playing.claim(match_id=gomori_match.pk, user=bob, absent_seat=0)
     assert fresh(gomori_match).result["reason"] == "abandon"
 
 
 def test_hand_an_abandoned_seat_to_a_bot(gomori_match: Match, alice: Any, bob: Any, settings: Any) -> None:
     settings.GAMES_BOT_DELAY = 0
     away_on_their_turn(gomori_match, 0, seconds=61)
-    services.claim_abandoned(match_id=gomori_match.pk, user=bob, absent_seat=0, take_over_with_bot=True)
+    playing.claim(match_id=gomori_match.pk, user=bob, absent_seat=0, take_over_with_bot=True)
     match = fresh(gomori_match)
     assert match.status == Match.Status.ACTIVE
     seat = match.seats.get(index=0)
     # The seat keeps who sat there; the bot plays it, on the record from the next move.
     assert seat.user_id == alice.pk and seat.substitute.is_bot and seat.substitute.bot_game == "gomori"
     assert [(h["seat"], h["move"], h["why"]) for h in match.handovers] == [(0, 1, "away")]
-    assert (match.pk, match.version) in selectors.due_bot_matches()
-    assert services.play_bot_turn(match_id=match.pk, expected_version=match.version)
+    assert (match.pk, match.version) in due_bot_matches()
+    assert playing.bot_turn(match_id=match.pk, expected_version=match.version)
     move = Move.objects.get(match=match, number=1)
     assert move.seat == 0 and move.note
     with pytest.raises(ServiceError, match="your own seat"):
-        services.act(match_id=match.pk, user=alice, seat=0, action={"type": "play", "card": "AC", "at": [0, 1]})
+        playing.act(match_id=match.pk, user=alice, seat=0, action={"type": "play", "card": "AC", "at": [0, 1]})
     play_to_empty_cell(match, bob)
     # Bob resigns: the bot in Alice's seat does not win for her; she left, which is a loss too.
-    services.resign(match_id=match.pk, user=bob)
+    playing.resign(match_id=match.pk, user=bob)
     match = fresh(match)
     assert (match.result["reason"], match.result["left"], match.result["winners"]) == ("resign", [0], [])
     assert [(s.index, s.user_id) for s in match.seats.all()] == [(0, alice.pk), (1, bob.pk)]
@@ -488,17 +489,17 @@ def test_hand_an_abandoned_seat_to_a_bot(gomori_match: Match, alice: Any, bob: A
 
 def test_rematch_rotates_seats_with_a_new_seed(gomori_match: Match, alice: Any, bob: Any, carol: Any) -> None:
     with pytest.raises(ServiceError, match="once the match is over"):
-        services.offer_rematch(match_id=gomori_match.pk, user=alice)
+        playing.rematch(match_id=gomori_match.pk, user=alice)
     play_openings(gomori_match)
-    services.resign(match_id=gomori_match.pk, user=bob)
+    playing.resign(match_id=gomori_match.pk, user=bob)
     with pytest.raises(ServiceError, match="Only players"):
-        services.offer_rematch(match_id=gomori_match.pk, user=carol)
-    assert services.offer_rematch(match_id=gomori_match.pk, user=alice) is None
-    assert services.offer_rematch(match_id=gomori_match.pk, user=alice) is None
+        playing.rematch(match_id=gomori_match.pk, user=carol)
+    assert playing.rematch(match_id=gomori_match.pk, user=alice) is None
+    assert playing.rematch(match_id=gomori_match.pk, user=alice) is None
     assert fresh(gomori_match).rematch_votes == [0]
     assert Match.objects.count() == 1
 
-    rematch = services.offer_rematch(match_id=gomori_match.pk, user=bob)
+    rematch = playing.rematch(match_id=gomori_match.pk, user=bob)
     assert rematch is not None
     rematch = fresh(rematch)
     old = fresh(gomori_match)
@@ -509,7 +510,7 @@ def test_rematch_rotates_seats_with_a_new_seed(gomori_match: Match, alice: Any, 
     assert rematch.state == ENGINE.dump(ENGINE.new_game(2, seed=rematch.seed))
     assert (rematch.game, rematch.players, rematch.is_public, rematch.rated) == ("gomori", 2, True, True)
     # Asking again leads to the same rematch, not a third match.
-    assert services.offer_rematch(match_id=old.pk, user=alice).pk == rematch.pk
+    assert playing.rematch(match_id=old.pk, user=alice).pk == rematch.pk
     assert Match.objects.count() == 2
     # And it can be played: Bob is to act.
     play_to_empty_cell(rematch, bob)
@@ -519,8 +520,8 @@ def test_rematch_rotates_seats_with_a_new_seed(gomori_match: Match, alice: Any, 
 @pytest.mark.django_db(transaction=True)
 def test_both_asking_for_a_rematch_at_once_makes_one(alice: Any, bob: Any, start_gomori: Any) -> None:
     match = play_openings(start_gomori(alice, bob))
-    services.resign(match_id=match.pk, user=alice)
-    results = run_threads([partial(services.offer_rematch, match_id=match.pk, user=user) for user in (alice, bob)])
+    playing.resign(match_id=match.pk, user=alice)
+    results = run_threads([partial(playing.rematch, match_id=match.pk, user=user) for user in (alice, bob)])
     assert [kind for kind, _ in results] == ["ok", "ok"], results
     rematches = {value.pk for _, value in results if value is not None}
     assert Match.objects.count() == 2
@@ -529,16 +530,16 @@ def test_both_asking_for_a_rematch_at_once_makes_one(alice: Any, bob: Any, start
 
 def test_rematch_against_a_bot_starts_with_the_bot(alice: Any, settings: Any) -> None:
     settings.GAMES_BOT_DELAY = 0
-    match = play_openings(services.create_match(creator=alice, game="gomori", players=2,
+    match = play_openings(create_match(creator=alice, game="gomori", players=2,
                                                 seats=[SeatSpec("bot", "random")]))
-    services.resign(match_id=match.pk, user=alice)
-    rematch = services.offer_rematch(match_id=match.pk, user=alice)  # the bot needs no asking
+    playing.resign(match_id=match.pk, user=alice)
+    rematch = playing.rematch(match_id=match.pk, user=alice)  # the bot needs no asking
     assert rematch is not None
     rematch = fresh(rematch)
     assert rematch.seats.get(index=0).user.is_bot
     assert rematch.seats.get(index=1).user_id == alice.pk
     assert rematch.bot_due_at is not None
-    assert services.play_bot_turn(match_id=rematch.pk, expected_version=rematch.version)
+    assert playing.bot_turn(match_id=rematch.pk, expected_version=rematch.version)
     assert Move.objects.get(match=rematch, number=1).seat == 0
 
 
@@ -548,48 +549,48 @@ def test_rematch_against_a_bot_starts_with_the_bot(alice: Any, settings: Any) ->
 
 def test_a_bot_answers_once_its_turn_is_due(alice: Any, settings: Any) -> None:
     settings.GAMES_BOT_DELAY = 0
-    match = services.create_match(
+    match = create_match(
         creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")], seed=SEED
     )
-    assert selectors.due_bot_matches() == []
+    assert due_bot_matches() == []
     play_to_empty_cell(match, alice)
     match = fresh(match)
     assert the_only_seat_to_act(match) == 1
     version = match.version
-    assert selectors.due_bot_matches() == [(match.pk, version)]
+    assert due_bot_matches() == [(match.pk, version)]
     # A stale or future version does nothing.
     for wrong in (version - 1, version + 1):
-        assert services.play_bot_turn(match_id=match.pk, expected_version=wrong) is False
+        assert playing.bot_turn(match_id=match.pk, expected_version=wrong) is False
     assert (fresh(match).version, fresh(match).move_count) == (version, 1)
-    assert services.play_bot_turn(match_id=match.pk, expected_version=version) is True
+    assert playing.bot_turn(match_id=match.pk, expected_version=version) is True
     assert fresh(match).version == version + 1
     move = Move.objects.get(match=match, number=2)
     assert move.seat == 1 and move.note
     # The same request again (a second process with the old version) is harmless.
-    assert services.play_bot_turn(match_id=match.pk, expected_version=version) is False
+    assert playing.bot_turn(match_id=match.pk, expected_version=version) is False
     assert Move.objects.filter(match=match).count() == 2
     assert_replay_equals_stored(match)
 
 
 def test_a_bot_moves_within_a_second_or_so_of_its_turn(alice: Any) -> None:
     assert django_settings.GAMES_BOT_DELAY <= 1.5
-    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "random")])
+    match = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "random")])
     play_to_empty_cell(match, alice)
     match = fresh(match)
     wait = match.bot_due_at - match.turn_started_at
     assert timedelta(0) <= wait <= timedelta(seconds=1.5)
     if timezone.now() < match.bot_due_at:  # not yet due: asking early does nothing, and leaves it due
-        assert services.play_bot_turn(match_id=match.pk, expected_version=match.version) is False
+        assert playing.bot_turn(match_id=match.pk, expected_version=match.version) is False
         assert fresh(match).bot_due_at == match.bot_due_at
 
 
 @pytest.mark.django_db(transaction=True)
 def test_racing_bot_runners_move_the_bot_exactly_once(alice: Any, settings: Any) -> None:
     settings.GAMES_BOT_DELAY = 0
-    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")])
+    match = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")])
     play_to_empty_cell(match, alice)
     version = fresh(match).version
-    results = run_threads([lambda: services.play_bot_turn(match_id=match.pk, expected_version=version)] * 3)
+    results = run_threads([lambda: playing.bot_turn(match_id=match.pk, expected_version=version)] * 3)
     assert [kind for kind, _ in results] == ["ok"] * 3, results
     assert sorted(value for _, value in results) == [False, False, True]
     assert Move.objects.filter(match=match).count() == 2
@@ -598,7 +599,7 @@ def test_racing_bot_runners_move_the_bot_exactly_once(alice: Any, settings: Any)
 @pytest.mark.django_db(transaction=True)
 def test_the_bot_runner_plays_due_bots_with_nobody_connected(alice: Any, settings: Any) -> None:
     settings.GAMES_BOT_DELAY = 0
-    match = services.create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")])
+    match = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")])
     play_to_empty_cell(match, alice)
 
     async def run_until_idle() -> int:
@@ -629,11 +630,11 @@ def test_bot_against_bot_plays_to_the_end(alice: Any, settings: Any) -> None:
     assert [(s.user.is_bot, s.user.bot_level) for s in fresh(match).seats.all()] == [(True, "search"),
                                                                                       (True, "reference")]
     for _ in range(200):
-        due = selectors.due_bot_matches()
+        due = due_bot_matches()
         if not due:
             break
         assert due == [(match.pk, fresh(match).version)]
-        assert services.play_bot_turn(match_id=match.pk, expected_version=due[0][1]) is True
+        assert playing.bot_turn(match_id=match.pk, expected_version=due[0][1]) is True
         assert_replay_equals_stored(match)
     match = fresh(match)
     assert match.status == Match.Status.FINISHED
@@ -662,7 +663,7 @@ def test_stored_state_equals_replay_after_every_move_of_whole_games(
             break
         seat = the_only_seat_to_act(match)
         action = rng.choice(ENGINE.legal_actions(ENGINE.load(match.state), seat))
-        services.act(match_id=match.pk, user=users[seat], seat=seat, action=action, expected_version=match.version)
+        playing.act(match_id=match.pk, user=users[seat], seat=seat, action=action, expected_version=match.version)
         assert_replay_equals_stored(match)
     match = fresh(match)
     assert match.status == Match.Status.FINISHED

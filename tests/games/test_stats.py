@@ -7,17 +7,18 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import playing
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
 from history_helpers import SLUGS, fresh, play_random, play_with_bots, start_match
 from openings import play_openings
 
-from games import glicko2, services, stats
-from games.bots_accounts import bot_levels
 from games.catalog import GAMES
 from games.engines import get_engine
 from games.models import FinishedMatch, Match, Move, PlayerResult, PlayerStats
+from games.play.bot_accounts import bot_levels
+from games.ratings import glicko2, stats
 
 pytestmark = pytest.mark.django_db
 
@@ -146,9 +147,9 @@ def test_a_resignation_is_a_loss_whose_score_is_not_averaged(alice: Any, bob: An
         match = fresh(match)
         state = engine.load(match.state)
         (seat,) = engine.to_act(state)
-        services.act(match_id=match.pk, user=[alice, bob][seat], seat=seat,
+        playing.act(match_id=match.pk, user=[alice, bob][seat], seat=seat,
                      action=rng.choice(engine.legal_actions(state, seat)), expected_version=match.version)
-    services.resign(match_id=match.pk, user=alice)
+    playing.resign(match_id=match.pk, user=alice)
     a, b = stats_of(alice, "gomori"), stats_of(bob, "gomori")
     assert (a.lost, a.won, a.streak, a.scored, a.best_score) == (1, 0, 0, 0, None)
     assert (b.won, b.streak, b.best_streak, b.scored) == (1, 1, 1, 0)
@@ -193,7 +194,7 @@ def test_rebuild_stats_equals_the_incremental_figures(
     play_with_bots("gomori", alice, ["search"], seed=7, rng=rng)
     play_with_bots("ruhd", bob, ["random", "reference"], seed=8, rng=rng)
     resigned = play_openings(start_match("gomori", [carol, bob], seed=9))
-    services.resign(match_id=resigned.pk, user=bob)
+    playing.resign(match_id=resigned.pk, user=bob)
     unfinished = start_match("gomori", [alice, carol], seed=10)
 
     incremental = snapshot()

@@ -11,17 +11,18 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+import playing
 import pytest
 from channels.db import database_sync_to_async
 from fragments import error_text, section, text_of
 
-from games import services
 from games.engines import get_engine
 from games.engines.base import card_name, standard_deck
 from games.engines.columbo import RANK
 from games.models import Match, Move
-from games.services import SeatSpec
-from games.tables import columbo as presenter
+from games.play import store
+from games.play.create import SeatSpec, create_match
+from games.presenters import columbo as presenter
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,12 +47,12 @@ def start(
     players: list[Any], *, seed: int, options: dict[str, Any] | None = None, deal: list[str] | None = None
 ) -> Match:
     """A started Columbo match of these people (seat order as given); `deal` replaces the shuffle."""
-    match = services.create_match(
+    match = create_match(
         creator=players[0], game="columbo", players=len(players), seats=[SeatSpec("open")] * (len(players) - 1),
         options=options, seed=seed,
     )
     for user in players[1:]:
-        services.join_match(match_id=match.pk, user=user)
+        playing.join(match_id=match.pk, user=user)
     if deal is not None:
         match = Match.objects.get(pk=match.pk)
         state = ENGINE.new_game(len(players), seed=seed, options=match.options, deal={"deck": deal})
@@ -375,7 +376,7 @@ async def test_refusals_name_the_players(ws_client: Callable[..., Any], alice: A
 
 async def test_solo_against_the_clock(ws_client: Callable[..., Any], alice: Any, carol: Any) -> None:
     match = await database_sync_to_async(
-        lambda: services.create_match(creator=alice, game="columbo", players=1, seats=[], seed=21)
+        lambda: create_match(creator=alice, game="columbo", players=1, seats=[], seed=21)
     )()
     ok, _, me = await ws_client(match.pk, alice)
     html = await me.settle()
@@ -408,12 +409,13 @@ async def test_solo_against_the_clock(ws_client: Callable[..., Any], alice: Any,
 def test_a_card_action_counts_down_until_the_bot_draws_and_its_lapse_is_logged(alice: Any) -> None:
     """A card action (7-Q) lasts until the next card is drawn: when a bot draws next, the board counts down its
     known pause; the draw that ends it says so in the log."""
-    from games.rendering import match_meta, render_fragment, table_context
+    from games.play.meta import table_meta
+    from games.play.page import render_fragment, table_context
 
-    match = services.create_match(creator=alice, game="columbo", players=2, seats=[SeatSpec("bot", "reference")],
+    match = create_match(creator=alice, game="columbo", players=2, seats=[SeatSpec("bot", "reference")],
                                   options={"rounds": 1}, seed=3)
     for _ in range(80):  # alice peeks, then draws and discards until a discarded 7-Q gives her an action
-        snap = services.load(match.pk)
+        snap = store.load(match.pk)
         state = ENGINE.load(snap.state)
         view = ENGINE.view(state, 0)
         if view.get("action") and view["action"]["seat"] == 0 and view.get("current") == 1:
@@ -422,14 +424,14 @@ def test_a_card_action_counts_down_until_the_bot_draws_and_its_lapse_is_logged(a
         kinds = {a["type"]: a for a in legal}
         if 0 in ENGINE.must_act(state):
             action = kinds.get("peek") or kinds.get("discard") or kinds.get("draw")
-            services.act(match_id=match.pk, user=alice, seat=0, action=action)
+            playing.act(match_id=match.pk, user=alice, seat=0, action=action)
         else:  # the bot's turn, without waiting for its pause
             past = snap.turn_started_at - timedelta(minutes=5)
             Match.objects.filter(pk=match.pk).update(bot_due_at=past, turn_started_at=past)
-            assert services.play_bot_turn(match_id=match.pk, expected_version=snap.version)
+            assert playing.bot_turn(match_id=match.pk, expected_version=snap.version)
     else:
         raise AssertionError("no card action came")
-    meta = match_meta(snap, {})
+    meta = table_meta(snap, {})
     html = render_fragment("board", table_context(meta, view, 0))
     card = card_name(view["action"]["card"])
     found = re.search(r'The (\S+) action lapses when (.+?) draws: <span class="cb-seconds" role="timer" '
@@ -438,7 +440,7 @@ def test_a_card_action_counts_down_until_the_bot_draws_and_its_lapse_is_logged(a
     assert found.group(1) == card and "(bot)" in found.group(2) and 0 < int(found.group(3)) <= 6
 
     # The bot draws: the action lapses, and the log says so.
-    snap = services.load(match.pk)
+    snap = store.load(match.pk)
     state = ENGINE.apply(ENGINE.load(snap.state), 1, {"type": "draw", "from": "stock"})
     log = [e["text"] for e in ENGINE.view(state, None)["log"]]
     assert f"{{s0}}'s {card} action lapsed unused: the next card was drawn first." in log

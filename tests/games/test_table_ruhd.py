@@ -11,16 +11,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import playing
 import pytest
 from channels.db import database_sync_to_async
 from fragments import error_text, section
 
-from games import services
 from games.engines import get_engine
 from games.engines.ruhd import TILE_IDS
 from games.models import Match
-from games.services import SeatSpec
-from games.tables import ruhd as presenter
+from games.play.create import SeatSpec, create_match
+from games.presenters import ruhd as presenter
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,11 +48,11 @@ def load(match_id: int) -> Match:
 
 def start(players: list[Any], *, seed: int) -> Match:
     """A started Ruhd match of these people, seats in the order given."""
-    match = services.create_match(
+    match = create_match(
         creator=players[0], game="ruhd", players=len(players), seats=[SeatSpec("open")] * (len(players) - 1), seed=seed
     )
     for user in players[1:]:
-        services.join_match(match_id=match.pk, user=user)
+        playing.join(match_id=match.pk, user=user)
     return Match.objects.get(pk=match.pk)
 
 

@@ -12,21 +12,24 @@ import re
 from collections import Counter, deque
 from typing import Any
 
+import playing
 import pytest
 from channels.db import database_sync_to_async
 from fragments import error_text, section
 from markupsafe import escape
 
-from games import selectors, services
 from games.bots.rummy import reference_bot
 from games.engines import get_engine
 from games.engines.base import card_name
 from games.engines.rummy import ALL_CODES, POS_RANK, best_meld
 from games.models import Match
-from games.rendering import match_meta, render_fragment, table_context
-from games.services import SeatSpec
-from games.tables import rummy as presenter
-from games.tables import spoken_name
+from games.play import store
+from games.play.create import SeatSpec, create_match
+from games.play.meta import table_meta
+from games.play.page import render_fragment, table_context
+from games.play.presence import presence_of
+from games.presenters import rummy as presenter
+from games.presenters import spoken_name
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,10 +45,10 @@ PACE = 12  # frames a second at most, per socket
 
 
 def start(first: Any, second: Any, *, seed: int = SEED, options: dict[str, Any] | None = None) -> Match:
-    match = services.create_match(
+    match = create_match(
         creator=first, game="rummy", players=2, seats=[SeatSpec("open")], seed=seed, options=options
     )
-    services.join_match(match_id=match.pk, user=second)
+    playing.join(match_id=match.pk, user=second)
     return Match.objects.get(pk=match.pk)
 
 
@@ -484,7 +487,7 @@ def test_adding_a_joker_to_a_run_asks_for_its_end_and_a_natural_card_frees_a_jok
 
 def start_bot_match(creator: Any, seed: int) -> Match:
     """A match of two bots (no person: the creator only watches), dealt and ready for its bots."""
-    return services.create_match(
+    return create_match(
         creator=creator, game="rummy", players=2, seats=[SeatSpec("bot", "random")], options={"min_first_meld": 40},
         seed=seed, first_seat_bot="reference",
     )
@@ -492,9 +495,9 @@ def start_bot_match(creator: Any, seed: int) -> Match:
 
 def meta_of(match_id: int) -> dict[str, Any]:
     """What the table shows of the match now (as the live core draws it)."""
-    snap = services.load(match_id)
+    snap = store.load(match_id)
     assert snap is not None
-    return match_meta(snap, selectors.presence_of(match_id))
+    return table_meta(snap, presence_of(match_id))
 
 
 def test_a_match_of_bots_shows_each_bots_reasons_and_a_match_with_a_person_does_not(
@@ -504,7 +507,7 @@ def test_a_match_of_bots_shows_each_bots_reasons_and_a_match_with_a_person_does_
     match = start_bot_match(alice, 4)
     assert [s.user.bot_level for s in match.seats.select_related("user").order_by("index")] == ["reference", "random"]
     for _ in range(7):
-        assert services.play_bot_turn(match_id=match.pk, expected_version=Match.objects.get(pk=match.pk).version)
+        assert playing.bot_turn(match_id=match.pk, expected_version=Match.objects.get(pk=match.pk).version)
     match = Match.objects.get(pk=match.pk)
     meta = meta_of(match.pk)
     notes = list(match.moves.order_by("number").values_list("seat", "note"))
@@ -514,27 +517,27 @@ def test_a_match_of_bots_shows_each_bots_reasons_and_a_match_with_a_person_does_
         if seat != latest:
             break
         run.insert(0, note)
-    assert meta["players"][latest]["reasons"] == run
-    other = meta["players"][1 - latest]["reasons"]
+    assert meta.players[latest].reasons == run
+    other = meta.players[1 - latest].reasons
     assert other and all(note in [n for s, n in notes if s == 1 - latest] for note in other)
     engine = get_engine("rummy")
     view = engine.view(engine.load(match.state), None)
     players = render_fragment("players", table_context(meta, view, None))
     assert "player-reasons" in players and escape(run[-1]) in players
 
-    person = services.create_match(
+    person = create_match(
         creator=alice, game="rummy", players=2, seats=[SeatSpec("bot", "reference")], seed=4
     )
     for _ in range(3):
-        services.play_bot_turn(match_id=person.pk, expected_version=Match.objects.get(pk=person.pk).version)
+        playing.bot_turn(match_id=person.pk, expected_version=Match.objects.get(pk=person.pk).version)
         current = Match.objects.get(pk=person.pk)
         if engine.to_act(engine.load(current.state)) == [0]:
             state = engine.load(current.state)
-            services.act(match_id=person.pk, user=alice, seat=0, action=engine.legal_actions(state, 0)[0])
+            playing.act(match_id=person.pk, user=alice, seat=0, action=engine.legal_actions(state, 0)[0])
     person = Match.objects.get(pk=person.pk)
     assert person.moves.exclude(note="").exists()
     meta = meta_of(person.pk)
-    assert all(p["reasons"] == [] for p in meta["players"])
+    assert all(p.reasons == [] for p in meta.players)
 
 
 def test_junk_selections_are_cleaned_and_never_break_the_table() -> None:
@@ -592,7 +595,7 @@ def test_junk_selections_are_cleaned_and_never_break_the_table() -> None:
 
 
 def test_the_match_page_loads_the_table_script_in_its_head(client: Any, alice: Any) -> None:
-    match = services.create_match(creator=alice, game="rummy", players=2, seats=[services.SeatSpec("bot", "random")])
+    match = create_match(creator=alice, game="rummy", players=2, seats=[SeatSpec("bot", "random")])
     client.force_login(alice)
     html = client.get(f"/m/{match.pk}/").content.decode()
     head = html[: html.index("</head>")]

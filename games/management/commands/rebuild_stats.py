@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from games.stats import rebuild_all
+from games.ratings.stats import rebuild_all
 
 
 class Command(BaseCommand):

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from games import scheduler
+from games.play import scheduler
 
 
 class Command(BaseCommand):

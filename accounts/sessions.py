@@ -1,0 +1,71 @@
+"""Sockets that belong to a signed-in person's session: their group (session checks, "your turn" cues), whose
+session a socket still is, and a consumer that closes when that session ends (signing out, a password change
+from another browser: games.signals asks the sockets to check)."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.utils.crypto import constant_time_compare
+
+CLOSE_UNAUTHENTICATED = 4401
+
+
+def user_group(user_id: int) -> str:
+    """The group of one person's sockets (session checks, "your turn" cues)."""
+    return f"user-{user_id}"
+
+
+def session_user_id(session_key: str | None) -> int | None:
+    """Whose session this still is: None once it was signed out, flushed, or its password changed."""
+    if not session_key:
+        return None
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    try:
+        data = store.load()
+        user_id = data.get(SESSION_KEY)
+        backend = data.get(BACKEND_SESSION_KEY)
+        if user_id is None or backend not in settings.AUTHENTICATION_BACKENDS:
+            return None
+        user = get_user_model()._meta.pk.to_python(user_id)
+        found = get_user_model().objects.filter(pk=user).first()
+    except Exception:
+        return None
+    if found is None or not constant_time_compare(data.get(HASH_SESSION_KEY, ""), found.get_session_auth_hash()):
+        return None
+    return int(found.pk)
+
+
+class SessionBound(AsyncWebsocketConsumer):
+    """A signed-in person's socket that ends with their session: signing out, or a password change from
+    another browser, closes it (games.signals sends the check)."""
+
+    user_groups: list[str]
+
+    async def join_user_group(self) -> None:
+        user = self.scope.get("user")
+        self.user_groups = [user_group(user.pk)] if user is not None and user.is_authenticated else []
+        for group in self.user_groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+
+    async def leave_user_group(self) -> None:
+        for group in getattr(self, "user_groups", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def session_check(self, event: dict[str, Any]) -> None:
+        """Close this socket if its session ended (signed out, flushed, or its password changed)."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            return
+        key = getattr(self.scope.get("session"), "session_key", None)
+        if key is None or event.get("ended") == key or await database_sync_to_async(session_user_id)(key) != user.pk:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self.ended()
+
+    async def ended(self) -> None:
+        """What else a closed socket gives up (a match socket: its seat's presence)."""

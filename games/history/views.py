@@ -1,0 +1,225 @@
+"""Plain function views for finished matches: history lists, replays, export and the leaderboard."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.safestring import SafeString, mark_safe
+from django.views.decorators.http import require_GET
+
+from accounts.models import User, Viewer
+
+from ..catalog import GAMES
+from ..engines import get_engine
+from ..jinja import render_block
+from ..models import Match, Move, Seat
+from ..play.access import can_watch
+from ..play.meta import TableMeta, table_meta
+from ..play.page import page_fragments, render_fragment, table_context
+from ..play.presence import presence_of
+from ..play.snapshot import NOTES_KEPT
+from ..play.store import snapshot_of
+from ..play.wording import describe_result
+from ..web import HtmxRequest
+from . import queries, replay, rows
+from .forms import HistoryFilterForm
+
+OUTCOME_LABELS = {"won": "Won", "lost": "Lost", "drawn": "Draw", "solo": "Solo"}
+
+
+def history_table(page: rows.HistoryPage, viewer: Viewer) -> SafeString:
+    """The page's table of matches, drawn by Jinja2 (templates/jinja2/games/history_table.html)."""
+    if not page.rows:
+        return mark_safe("")
+    return mark_safe(render_block("games/history_table.html", "table", {
+        "rows": page.rows,
+        "show_result": bool(page.subject or viewer.is_authenticated),
+        "outcome_labels": OUTCOME_LABELS,
+    }))
+
+
+def _history_response(request: HtmxRequest, form: HistoryFilterForm, subject: User | None, *,
+                      fixed: bool = False, unknown_player: str = "") -> HttpResponse:
+    """The history page, or only its results (the table and the page links) for an htmx request."""
+    data = form.cleaned_data if form.is_bound else {}
+    if unknown_player:
+        page = None
+        notice = f"No player is called “{unknown_player}”."
+    else:
+        page = rows.history_page(request.user, data, request.GET.get("page"), subject)
+        notice = page.notice
+    context = {
+        "form": form,
+        "history": page,
+        "history_table": history_table(page, request.user) if page else "",
+        "subject": page.subject if page else None,
+        "fixed_subject": subject if fixed else None,
+        "notice": notice,
+    }
+    if request.htmx and not request.htmx.boosted:
+        return render(request, "games/history.html#results", context)
+    return render(request, "games/history.html", context)
+
+
+@require_GET
+def history_list(request: HtmxRequest) -> HttpResponse:
+    """Every finished match the visitor may see, newest first, with filters."""
+    form = HistoryFilterForm(request.GET or None)
+    form.is_valid()
+    data = form.cleaned_data if form.is_bound else {}
+    subject = None
+    name = (data.get("player") or "").strip()
+    if name:
+        subject = queries.find_player(username=name)
+        if subject is None:
+            return _history_response(request, form, None, unknown_player=name)
+    return _history_response(request, form, subject)
+
+
+@require_GET
+def player_history(request: HtmxRequest, username: str) -> HttpResponse:
+    """One player's finished matches (their private ones only to the players of each)."""
+    subject = get_object_or_404(get_user_model(), username=username)
+    form = HistoryFilterForm(request.GET or None, fixed_player=True)
+    form.is_valid()
+    return _history_response(request, form, subject, fixed=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Replay
+
+
+@dataclass
+class Panel:
+    """One perspective on the replayed position: whose view it is, and its board and hand HTML."""
+
+    label: str
+    seat: int | None
+    board: SafeString
+    hand: SafeString
+
+
+def _replay_context(meta: TableMeta, view: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """The live table's context for a past position: nothing to act on, nobody's turn to take."""
+    context = table_context(meta, {**view, "legal": []}, seat)
+    context["my_turn"] = False
+    return context
+
+
+def _int_param(raw: str | None, default: int, low: int, high: int) -> int:
+    try:
+        value = int(raw) if raw not in (None, "") else default
+    except ValueError:
+        value = default
+    return max(low, min(high, value))
+
+
+def _viewer_seat(seats: list[Seat], user: Viewer) -> Seat | None:
+    if not user.is_authenticated:
+        return None
+    return next((s for s in seats if s.user_id == user.pk and not (s.user and s.user.is_bot)), None)
+
+
+@require_GET
+def replay_page(request: HtmxRequest, match_id: int) -> HttpResponse:
+    """Step through a match move by move, the table drawn from the engine replayed to that move.
+
+    Once a match is finished nothing is secret any more: every seat's view can be shown side by side.
+    While it is still being played, a player sees only their own view and anyone else the spectators'.
+    """
+    match = queries.match_for_viewer(match_id)
+    code = request.GET.get("code", "")[:64]
+    if match is None or not can_watch(match, request.user, code):
+        raise Http404("No such match.")
+    if match.state is None or match.status not in (Match.Status.ACTIVE, Match.Status.FINISHED):
+        raise Http404("This match has nothing to replay.")
+    seats = list(match.seats.all())
+    moves = replay.recorded_moves(match)
+    total = len(moves)
+    number = _int_param(request.GET.get("move"), total, 0, total)
+    finished = match.status == Match.Status.FINISHED
+    # The bots' reasons shown are those of the moves up to the one shown.
+    notes = tuple((move.seat, move.note) for move in moves[:number])[-NOTES_KEPT:]
+    # Who is at the table matters only while it is played (the away badges); a finished match has no presence.
+    presence = presence_of(match.pk) if match.status == Match.Status.ACTIVE else {}
+    meta = table_meta(snapshot_of(match, seats, notes), presence)
+    names = meta.names
+
+    own = _viewer_seat(seats, request.user)
+    perspectives: list[tuple[str, str]] = []
+    if finished:
+        perspectives = [("all", "Every hand"), ("table", "Spectator's view")]
+        perspectives += [(str(i), f"{names[i]}'s view") for i in range(match.players)]
+        chosen = request.GET.get("seat", "all")
+        if chosen not in dict(perspectives):
+            chosen = "all"
+        seats_shown: list[int | None] = (
+            list(range(match.players)) if chosen == "all" else [None] if chosen == "table" else [int(chosen)]
+        )
+    else:
+        chosen = str(own.index) if own is not None else "table"
+        seats_shown = [own.index if own is not None else None]
+
+    engine = get_engine(match.game)
+    state = replay.state_after(match, moves, number)
+    public = _replay_context(meta, engine.view(state, None), None)
+    contexts = {seat: public if seat is None else _replay_context(meta, engine.view(state, seat), seat)
+                for seat in seats_shown}
+    panels = [
+        Panel(
+            label="The table" if seat is None else f"{names[seat]}’s view",
+            seat=seat,
+            board=mark_safe(render_fragment("table_board", contexts[seat])),
+            hand=mark_safe(render_fragment("table_hand", contexts[seat])),
+        )
+        for seat in seats_shown
+    ]
+    # The players' line and the log come from the one perspective shown, or else the public one.
+    single = contexts[seats_shown[0]] if len(seats_shown) == 1 else public
+    last = moves[number - 1] if number else None
+    context = {
+        "match": match,
+        "meta": meta,
+        "game": GAMES[match.game],
+        "table_css": public.get("table_css", ""),
+        "panels": panels,
+        "fragments": page_fragments(single, ("players", "log")),
+        "number": number,
+        "total": total,
+        "previous": max(0, number - 1),
+        "next": min(total, number + 1),
+        "last_move": last,
+        "last_name": names[last.seat] if last is not None and last.seat < len(names) else "",
+        "finished": finished,
+        "outcome": describe_result(meta.result, names, None) if finished and number == total and meta.result else "",
+        "perspectives": perspectives,
+        "chosen": chosen,
+        "own_seat": own.index if own is not None else None,
+        "code": code,
+        "all_hands": finished and chosen == "all",
+    }
+    if request.htmx and not request.htmx.boosted:
+        return render(request, "games/replay.html#replay", context)
+    return render(request, "games/replay.html", context)
+
+
+@require_GET
+def export_match(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The finished match as JSON: game, options, seed, players and every action, enough to replay it."""
+    match = queries.match_for_viewer(match_id)
+    code = request.GET.get("code", "")[:64]
+    if match is None or not can_watch(match, request.user, code):
+        raise Http404("No such match.")
+    if match.status != Match.Status.FINISHED:
+        # The seed and the actions would reveal every hidden card of a game still being played.
+        raise Http404("Only a finished match can be exported.")
+    moves = list(Move.objects.filter(match_id=match.pk).order_by("number"))
+    data = replay.export_data(match, list(match.seats.all()), moves)
+    response = HttpResponse(json.dumps(data, indent=1), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="cardclub-{match.game}-{match.pk}.json"'
+    return response

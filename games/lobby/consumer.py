@@ -1,0 +1,57 @@
+"""A person's notification socket, open on every page: "your turn" cues from their matches; with ?lobby=1 (the
+lobby page) also the lobby's lists as matches open, fill and finish. Anyone may watch the lobby; cues are for
+signed-in people."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.template.loader import render_to_string
+
+from accounts.sessions import SessionBound
+
+from ..play.news import LOBBY_GROUP
+from . import page
+
+
+class NotifyConsumer(SessionBound):
+    async def connect(self) -> None:
+        await self.join_user_group()
+        self.lobby = parse_qs(self.scope.get("query_string", b"").decode("latin-1")).get("lobby") == ["1"]
+        if self.lobby:
+            await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        self.pending: asyncio.Task[None] | None = None
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        await self.leave_user_group()
+        if getattr(self, "lobby", False):
+            await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        return  # nothing to say to the server on this socket
+
+    async def notify_html(self, event: dict[str, Any]) -> None:
+        await self.send(text_data=event["html"])
+
+    async def turn_cue(self, event: dict[str, Any]) -> None:
+        """It became this person's turn in a match they are not looking at (games.play.news)."""
+        await self.send(text_data=render_to_string("games/_turn_cue.html", event))
+        if self.lobby:  # their list of matches says whose turn it is
+            await self.lobby_changed(event)
+
+    async def lobby_changed(self, event: dict[str, Any]) -> None:
+        """Redraw this person's lobby lists, at most twice a second however busy the club is."""
+        if self.pending is None or self.pending.done():
+            self.pending = asyncio.ensure_future(self._send_lobby())
+
+    async def _send_lobby(self) -> None:
+        await asyncio.sleep(0.5)
+        # The lists' Join forms post with the page's CSRF secret (the cookie this socket came with).
+        csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
+        html = await database_sync_to_async(page.lists_html)(self.scope["user"], csrf)
+        await self.send(text_data=html)

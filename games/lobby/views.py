@@ -1,0 +1,123 @@
+"""The lobby's views: the home page, the lobby (its create forms and lists), creating a match, and the seat changes
+its lists and pages post (join, leave, cancel, abandon), each one change through games.play.sync.run_change."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from ..catalog import GAMES
+from ..play.create import create_match as create
+from ..play.decide import decide_abandon, decide_cancel, decide_join, decide_leave
+from ..play.snapshot import Player, ServiceError
+from ..play.sync import run_change
+from ..results import Outcome, Termination
+from ..web import HtmxRequest, SignedInRequest
+from . import page
+from .forms import CreateMatchForm, all_forms
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "games/home.html", {"games": GAMES.values()})
+
+
+def _lobby_page(request: HttpRequest, forms: list[CreateMatchForm], *, open_game: str = "",
+                status: int = 200) -> HttpResponse:
+    csrf_token = get_token(request)
+    return render(request, "games/lobby.html", {
+        "create_forms": page.create_forms_html(forms, open_game=open_game, signed_in=request.user.is_authenticated,
+                                               csrf_token=csrf_token),
+        "lobby_lists": page.lists_html(request.user, csrf_token),
+    }, status=status)
+
+
+@require_GET
+def play(request: HtmxRequest) -> HttpResponse:
+    """The lobby: the create forms and the lists (only the lists for htmx)."""
+    if request.htmx:
+        return HttpResponse(page.lists_html(request.user, get_token(request)))
+    return _lobby_page(request, all_forms())
+
+
+@login_required
+@require_POST
+def create_match(request: SignedInRequest, game: str) -> HttpResponse:
+    if game not in GAMES:
+        raise Http404("No such game.")
+    form = CreateMatchForm(GAMES[game], request.POST)
+    if form.is_valid():
+        try:
+            match = create(
+                creator=request.user,
+                game=game,
+                players=form.cleaned_data["players"],
+                seats=form.seat_specs(),
+                options=form.options(),
+                is_public=form.cleaned_data["is_public"],
+                rated=form.cleaned_data["rated"],
+                first_seat_bot=form.first_seat_bot(),
+                clock=form.clock(),
+            )
+        except ServiceError as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect(match)
+    forms = [form if f.info.slug == game else f for f in all_forms()]
+    return _lobby_page(request, forms, open_game=game, status=400)
+
+
+@login_required
+@require_POST
+def join_match(request: SignedInRequest, match_id: int) -> HttpResponse:
+    code = request.POST.get("code") or None
+    try:
+        run_change(match_id, decide_join, player=Player.of(request.user), invite_code=code)
+    except ServiceError as error:
+        messages.error(request, str(error))
+        return redirect("play")
+    return redirect(reverse("match", args=[match_id]))
+
+
+@login_required
+@require_POST
+def leave_match(request: SignedInRequest, match_id: int) -> HttpResponse:
+    try:
+        run_change(match_id, decide_leave, user_id=request.user.pk)
+    except ServiceError as error:
+        messages.error(request, str(error))
+    return redirect("play")
+
+
+@login_required
+@require_POST
+def cancel_match(request: SignedInRequest, match_id: int) -> HttpResponse:
+    """The creator calls off a match still waiting for players (the lobby's Cancel)."""
+    try:
+        run_change(match_id, decide_cancel, user_id=request.user.pk)
+    except ServiceError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, "The match was cancelled.")
+    return redirect("play")
+
+
+@login_required
+@require_POST
+def abandon_match(request: SignedInRequest, match_id: int) -> HttpResponse:
+    """Walk away from a match against bots ("Your matches"): aborted before your first move, else resigned."""
+    try:
+        after = run_change(match_id, decide_abandon, user_id=request.user.pk)
+    except ServiceError as error:
+        messages.error(request, str(error))
+    else:
+        outcome = Outcome.of(after.result)
+        resigned = outcome is not None and outcome.termination == Termination.RESIGN
+        messages.success(request, "The match was resigned: a loss." if resigned
+                         else "The match was called off: it counts for nothing.")
+    return redirect("play")

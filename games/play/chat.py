@@ -1,0 +1,112 @@
+"""A match's chat: two rooms (the seated players', the spectators'), text only, muting per person, and lines
+an administrator can hide. Lines travel over the table's own socket (games.play.socket); a hidden line is
+taken off every page at once through the channel layer."""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from accounts.models import User
+
+from ..models import ChatMessage, ChatMute
+from .news import match_group
+from .snapshot import ServiceError
+
+MAX_LENGTH = 300
+HISTORY = 50  # the lines a page opens with
+# A person may send BURST lines at once, then one every 1 / RATE seconds (across all their sockets).
+BURST = 5
+RATE = 0.5
+
+
+@dataclass(frozen=True)
+class Line:
+    id: int
+    user_id: int
+    name: str
+    text: str
+    room: str
+
+
+def clean_text(raw: Any) -> str:
+    """The line as it is stored: a string of 1 to 300 printable characters; ServiceError otherwise."""
+    if not isinstance(raw, str):
+        raise ServiceError("A chat line is text.")
+    # Control characters (other than spaces) have no place in a one-line message.
+    text = "".join(ch for ch in raw if unicodedata.category(ch)[0] != "C" or ch == " ").strip()
+    if not text:
+        raise ServiceError("Write something first.")
+    if len(text) > MAX_LENGTH:
+        raise ServiceError(f"A chat line has at most {MAX_LENGTH} characters.")
+    return text
+
+
+class Throttle:
+    """One token bucket per person, for this process (a person's sockets on one match share a process when
+    the proxy hashes the match's address; elsewhere the bound is per process, still small)."""
+
+    def __init__(self) -> None:
+        self.buckets: dict[int, tuple[float, float]] = {}
+
+    def take(self, user_id: int) -> bool:
+        now = time.monotonic()
+        tokens, then = self.buckets.get(user_id, (float(BURST), now))
+        tokens = min(float(BURST), tokens + (now - then) * RATE)
+        if tokens < 1:
+            self.buckets[user_id] = (tokens, now)
+            return False
+        self.buckets[user_id] = (tokens - 1, now)
+        return True
+
+
+throttle = Throttle()
+
+
+def post(*, match_id: int, user: User, room: str, text: str) -> Line:
+    message = ChatMessage.objects.create(match_id=match_id, user=user, room=room, text=text)
+    return Line(message.pk, user.pk, user.name, message.text, room)
+
+
+def recent(*, match_id: int, room: str, muted: frozenset[int]) -> list[Line]:
+    """The room's last lines, oldest first, without hidden ones and those of people this viewer muted."""
+    rows = (ChatMessage.objects.filter(match_id=match_id, room=room, hidden=False)
+            .exclude(user_id__in=muted).select_related("user").order_by("-id")[:HISTORY])
+    return [Line(m.pk, m.user_id, m.user.name, m.text, m.room) for m in reversed(rows)]
+
+
+def muted_by(*, match_id: int, user_id: int | None) -> frozenset[int]:
+    if user_id is None:
+        return frozenset()
+    return frozenset(ChatMute.objects.filter(match_id=match_id, user_id=user_id).values_list("muted_id", flat=True))
+
+
+def set_mute(*, match_id: int, user_id: int, other: int, mute: bool) -> frozenset[int]:
+    if other == user_id:
+        raise ServiceError("You can't mute yourself.")
+    if mute and not get_user_model().objects.filter(pk=other).exists():
+        raise ServiceError("There is no such person to mute.")
+    if mute:
+        ChatMute.objects.get_or_create(match_id=match_id, user_id=user_id, muted_id=other)
+    else:
+        ChatMute.objects.filter(match_id=match_id, user_id=user_id, muted_id=other).delete()
+    return muted_by(match_id=match_id, user_id=user_id)
+
+
+def hide(messages: Any, *, by: Any) -> int:
+    """An administrator hides lines: stored as hidden, and taken off every page showing them."""
+    rows = list(messages.filter(hidden=False).values_list("pk", "match_id"))
+    messages.filter(pk__in=[pk for pk, _ in rows]).update(hidden=True, hidden_by=by)
+    layer = get_channel_layer()
+    for pk, match_id in rows:
+        message = {"type": "match.chat_hidden", "id": match_id, "line": pk}
+        transaction.on_commit(partial(async_to_sync(layer.group_send), match_group(match_id), message))
+    return len(rows)

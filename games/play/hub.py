@@ -1,0 +1,202 @@
+"""This process's live matches (the Hub), their group commit (the Writer), and the channel that brings the other
+processes' news about them.
+
+    socket ──> LiveMatch.change(decide_*) ──> Writer ──> store.commit (one transaction for every change that
+                   │                                      arrived meanwhile, each fenced by its version)
+                   └──> after the commit: its sockets, and through the channel layer the other processes
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import orjson
+from channels.db import database_sync_to_async
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+from .chat import Line
+from .news import match_group
+from .owner import LiveMatch
+from .presence import attendance
+from .snapshot import Change, Player, Snapshot
+from .store import commit, load
+from .tasks import raise_if_cancelled
+
+log = logging.getLogger(__name__)
+
+
+class Writer:
+    """Group commit: the changes that arrive while a batch is being written go together in the next one,
+    so the database thread is entered once per batch, not once per move."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[Change, asyncio.Future[None]]] = []
+        self.running = False
+
+    async def write(self, change: Change) -> bool:
+        future = asyncio.get_running_loop().create_future()
+        self.pending.append((change, future))
+        if not self.running:
+            self.running = True
+            asyncio.get_running_loop().create_task(self._drain())
+        await future
+        return change.written
+
+    async def _drain(self) -> None:
+        try:
+            while self.pending:
+                await asyncio.sleep(0)  # the moves of this loop iteration join the batch
+                batch, self.pending = self.pending, []
+                try:
+                    await database_sync_to_async(commit)([change for change, _ in batch])
+                except Exception as error:  # the database is away: every change of the batch fails
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(error)
+                else:
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_result(None)
+        finally:
+            self.running = False
+
+
+class Hub:
+    """This process's live matches, and its one channel for the other processes' news about them."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.matches: dict[int, LiveMatch] = {}
+        self.loading: dict[int, asyncio.Future[LiveMatch | None]] = {}
+        self.writer = Writer()
+        self.channel: str | None = None
+        self.reader: asyncio.Task[None] | None = None
+        # Channels' in-memory layer serves one process: there is no other process to tell of this one's
+        # changes (a tenth of a move's cost at 100 matches). The news of sync code (views, commands) still
+        # comes in through the channel.
+        self.alone = isinstance(get_channel_layer(), InMemoryChannelLayer)
+
+    async def get(self, match_id: int) -> LiveMatch | None:
+        """The live match, loaded from the database if this process does not hold it yet."""
+        live = self.matches.get(match_id)
+        if live is not None:
+            return live
+        if match_id in self.loading:  # another socket of this process is loading it right now
+            live = await asyncio.shield(self.loading[match_id])
+            if live is None or self.matches.get(match_id) is live:
+                return live
+            # Its loader was done with it (the bot runner's turn) and dropped it before this task woke up:
+            # a copy the hub no longer holds would never be shown another change.
+            return await self.get(match_id)
+        future: asyncio.Future[LiveMatch | None] = self.loop.create_future()
+        self.loading[match_id] = future
+        try:
+            await self._listen()
+            await get_channel_layer().group_add(match_group(match_id), self.channel)
+            snap = await database_sync_to_async(load)(match_id)
+            presence, watchers = await database_sync_to_async(attendance)(match_id) if snap else ({}, 0)
+            live = LiveMatch(self, snap, presence, watchers) if snap is not None else None
+            if live is not None:
+                self.matches[match_id] = live
+            future.set_result(live)
+            return live
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody else waited
+            raise
+        finally:
+            del self.loading[match_id]
+
+    async def drop(self, live: LiveMatch) -> None:
+        """Forget a match no socket of this process watches or is opening (bot matches come back through the
+        runner)."""
+        if self.matches.get(live.id) is live and not live.sockets and not live.arriving:
+            del self.matches[live.id]
+            live.close()
+            with contextlib.suppress(Exception):
+                layer, group = get_channel_layer(), match_group(live.id)
+                await layer.group_discard(group, self.channel)
+                if live.id in self.matches or live.id in self.loading:  # held again meanwhile: keep its news
+                    await layer.group_add(group, self.channel)
+
+    async def bot_turn(self, match_id: int) -> bool:
+        """For the bot runner: a due bot acts, on this process's copy or on one loaded for the purpose."""
+        live = await self.get(match_id)
+        if live is None:
+            return False
+        try:
+            return await live.due()
+        finally:
+            await self.drop(live)
+
+    # -- the other processes' news ---------------------------------------------------------
+
+    async def _listen(self) -> None:
+        if self.channel is None:
+            # The default prefix: channels-redis receives every process-local channel through one real one.
+            self.channel = await get_channel_layer().new_channel()
+            self.reader = self.loop.create_task(self._read())
+
+    async def _read(self) -> None:
+        layer = get_channel_layer()
+        while True:
+            raise_if_cancelled()
+            try:
+                message = await layer.receive(self.channel)
+                await self.on_message(message)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                raise_if_cancelled()
+                log.exception("live message")
+                await asyncio.sleep(0.1)
+
+    async def on_message(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "match.changed":
+            live = self.matches.get(message["id"])
+            if live is None or message["version"] <= live.snap.version:
+                return  # this process's own change coming back, or an old one
+            async with live.lock:
+                if message["version"] > live.snap.version:
+                    await live.apply(Snapshot.from_json(message["data"]), None, publish=False)
+        elif kind == "match.presence":
+            live = self.matches.get(message["id"])
+            if live is not None:
+                await live.refresh_presence(publish=False)
+        elif kind == "match.chat":
+            live = self.matches.get(message["id"])
+            if live is not None and message.get("from") != self.channel:
+                await live.chat(Line(**orjson.loads(message["line"])), publish=False)
+        elif kind == "match.chat_hidden":
+            live = self.matches.get(message["id"])
+            if live is not None:
+                await live.chat_hidden(int(message["line"]))
+        elif kind == "match.player":
+            player = Player(**orjson.loads(message["player"]))
+            live = self.matches.get(message["id"])
+            if live is not None:
+                await live.rename(player)
+
+    def close(self) -> None:
+        for live in self.matches.values():
+            live.close()
+        if self.reader is not None:
+            self.reader.cancel()
+
+
+_hub: Hub | None = None
+
+
+def hub() -> Hub:
+    """This process's hub (one per event loop: tests run a loop each, and a hub's tasks live in one)."""
+    global _hub
+    loop = asyncio.get_running_loop()
+    if _hub is None or _hub.loop is not loop or loop.is_closed():
+        _hub = Hub()
+    return _hub
+
+

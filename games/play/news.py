@@ -1,0 +1,98 @@
+"""What the other processes, the lobby and the players hear of a change, through the channel layer, after the
+commit: the match's new snapshot (for the processes holding a copy), "the lobby changed", and "your turn" cues
+to people who are not at the table. A lost message never undoes a committed change: pages catch up on reconnect.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from functools import partial
+from typing import Any
+
+import orjson
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.urls import reverse
+
+from accounts.sessions import user_group
+
+from ..catalog import GAMES
+from ..models import Match
+from .snapshot import Player, Snapshot, State, Status, must_act_of
+
+log = logging.getLogger(__name__)
+
+LOBBY_GROUP = "lobby"
+LOBBY_CHANGED = {"type": "lobby.changed"}
+
+
+def match_group(match_id: int) -> str:
+    """The group of the processes holding a live copy of this match."""
+    return f"live-{match_id}"
+
+
+def changed_message(snap: Snapshot) -> dict[str, Any]:
+    return {"type": "match.changed", "id": snap.id, "version": snap.version, "data": snap.to_json().decode()}
+
+
+def turn_cues(snap: Snapshot, before: set[int], after: set[int], at_table: frozenset[int] = frozenset(),
+              ) -> list[tuple[str, dict[str, Any]]]:
+    """The "your turn" cues of a change: to each person whose turn it has just become, unless they are at the
+    table already (the table says it)."""
+    cues = []
+    for index in sorted(after - before - at_table):
+        seat = snap.seat(index)
+        if seat is not None and seat.player is not None and not seat.is_bot:
+            cues.append((user_group(seat.player.user_id), {
+                "type": "turn.cue", "match": snap.id, "url": reverse("match", args=[snap.id]),
+                "game": GAMES[snap.game].name}))
+    return cues
+
+
+def publish(snap: Snapshot, before: Snapshot | None = None) -> None:
+    """Tell every process holding this match (and the lobby, and whoever's turn it has become) about its new
+    version; from sync code, after the commit."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(match_group(snap.id), changed_message(snap))
+        async_to_sync(layer.group_send)(LOBBY_GROUP, LOBBY_CHANGED)
+        for group, message in turn_cues(snap, must_act_of(before), must_act_of(snap)):
+            async_to_sync(layer.group_send)(group, message)
+    except Exception:  # a lost message must never undo a committed change: pages catch up on reconnect
+        log.exception("could not announce match %s", snap.id)
+
+
+async def announce(snap: Snapshot, state: State | None, before: Snapshot, before_state: State | None, *,
+                   at_table: frozenset[int], alone: bool) -> None:
+    """A live match's change, from the process that wrote it: the cues, the other processes' copies (none to
+    tell when this process is alone: the in-memory layer), and the lobby when seats or status changed."""
+    layer = get_channel_layer()
+    for group, message in turn_cues(snap, must_act_of(before, before_state), must_act_of(snap, state), at_table):
+        with contextlib.suppress(Exception):  # a cue is a courtesy: its loss costs nothing
+            await layer.group_send(group, message)
+    try:
+        if not alone:
+            await layer.group_send(match_group(snap.id), changed_message(snap))
+        if before.status != snap.status or before.seats != snap.seats:
+            await layer.group_send(LOBBY_GROUP, LOBBY_CHANGED)
+    except Exception:  # committed already: another process's copy then catches up at its next fence
+        log.exception("could not announce match %s", snap.id)
+
+
+def player_changed(*, user_id: int) -> None:
+    """A player's name or picture changed: their live tables redraw it (no match row is touched)."""
+    live = (Status.WAITING, Status.ACTIVE)
+    ids = list(Match.objects.filter(status__in=live, seats__user_id=user_id).values_list("pk", flat=True).distinct())
+    layer = get_channel_layer()
+    if layer is None or not ids:
+        return
+    from django.contrib.auth import get_user_model
+
+    player = Player.of(get_user_model().objects.get(pk=user_id))
+    for match_id in ids:
+        message = {"type": "match.player", "id": match_id, "player": orjson.dumps(player).decode()}
+        transaction.on_commit(partial(async_to_sync(layer.group_send), match_group(match_id), message))

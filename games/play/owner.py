@@ -1,0 +1,266 @@
+"""The live match: in each process, the one owner of a match being played.
+
+A `LiveMatch` holds the match's snapshot, its engine state and the sockets of this process watching it. Every
+change goes through `change`, one at a time (its lock): decided on the snapshot (games.play.decide), written with
+the version as the fence (the hub's Writer, batched with the other matches' changes that arrived meanwhile),
+then shown to this process's sockets and announced (games.play.news). A change whose fence fails (another
+process came first) reloads the match and is decided again. Presence lives beside the match
+(games.play.presence), beaten by one task per held match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+import orjson
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.urls import reverse
+from django.utils import timezone
+
+from ..engines.base import Engine, View
+from .bot_accounts import takeover_bot
+from .chat import Line
+from .decide import Decider, decide_bot_turn, decide_timeout
+from .news import announce, match_group
+from .page import RenderCache
+from .presence import attendance, presence_beat, presence_close, presence_open
+from .snapshot import Player, Presence, ServiceError, Snapshot, State, Status, engine_of, state_of
+from .store import load
+from .tasks import raise_if_cancelled
+
+if TYPE_CHECKING:
+    from .hub import Hub
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 15.0
+RELOADS = 5  # fence failures in a row before a change gives up (only under heavy contention)
+
+
+class Viewer(Protocol):
+    """A socket on a match (games.play.socket.MatchConsumer)."""
+
+    seat: int | None
+    channel_name: str
+
+    async def show(self, live: LiveMatch, cache: RenderCache) -> None: ...
+
+    async def session_check(self, event: dict[str, Any]) -> None: ...
+
+    async def chat_line(self, line: Line) -> None: ...
+
+    async def chat_hidden(self, line_id: int) -> None: ...
+
+
+class LiveMatch:
+    def __init__(self, hub: Hub, snap: Snapshot, presence: dict[int, Presence], watchers: int = 0) -> None:
+        self.hub = hub
+        self.snap = snap
+        self.state: State | None = state_of(snap)
+        self.presence = presence
+        self.watchers = watchers  # spectators' sockets on the match, in every process
+        self.sockets: set[Viewer] = set()
+        # Sockets between Hub.get and attach: the copy must not be dropped under them (a socket attached to a
+        # dropped copy would miss every change made through the hub's next one).
+        self.arriving = 0
+        self.lock = asyncio.Lock()
+        self.bot_timer: asyncio.TimerHandle | None = None
+        self.heartbeat: asyncio.Task[None] | None = None
+
+    @property
+    def id(self) -> int:
+        return self.snap.id
+
+    @property
+    def engine(self) -> Engine[State]:
+        return engine_of(self.snap)
+
+    def snap_url(self) -> str:
+        return reverse("match", args=[self.id])
+
+    def view(self, seat: int | None) -> View | None:
+        return self.engine.view(self.state, seat) if self.state is not None else None
+
+    # -- changes ---------------------------------------------------------------------------
+
+    async def change(self, decide: Decider, /, *, fresh: bool = False, retry: bool = True, **kw: Any) -> bool:
+        """decide(snapshot, state, **kw) on this copy, written; a failed fence reloads the copy and decides again
+        (without `retry`: reloads and gives up). With `fresh`, the copy is reloaded first (a claim is decided on
+        the database's own copy). False when there was nothing to do. Raises what the decider raises to refuse."""
+        async with self.lock:
+            if fresh:
+                await self.reload()
+            for _ in range(RELOADS):
+                change = decide(self.snap, self.state, **kw)
+                if change is None:
+                    return False
+                if await self.hub.writer.write(change):
+                    await self.apply(change.after, change.state, publish=True, before=change.before)
+                    return True
+                await self.reload()
+                if not retry:
+                    return False
+        raise ServiceError("The match is too busy right now: try again.")
+
+    async def due(self) -> bool:
+        """What the clock and the bots have to do now: flag a person out of time, let a due bot act."""
+        flagged = False
+        due = self.snap.clock_due_at
+        if due is not None and due <= timezone.now() and self.state is not None:
+            bot = await database_sync_to_async(takeover_bot)(self.snap.game)
+            flagged = await self.change(decide_timeout, bot=bot)
+        return await self.bot_turn() or flagged
+
+    async def bot_turn(self) -> bool:
+        """Let a due bot seat act (its thinking runs off the event loop); False if none was due."""
+        if self.state is None or self.snap.bot_due_at is None:
+            return False
+        snap, state = self.snap, self.state
+        decided = await asyncio.to_thread(decide_bot_turn, snap, state)
+        if decided is None:
+            return False
+        # Decided outside the lock; written only if nothing changed the match meanwhile.
+        return await self.change(lambda now_snap, now_state: decided if now_snap is snap else None, retry=False)
+
+    async def reload(self) -> None:
+        """Read the match again (a fence failed, or a decision needs the database's own copy)."""
+        snap = await database_sync_to_async(load)(self.id)
+        if snap is None:
+            return
+        if snap.version == self.snap.version:
+            self.snap = snap  # the same version is the same match: nothing to show
+            return
+        await self.apply(snap, None, publish=False)
+
+    async def apply(self, snap: Snapshot, state: State | None, *, publish: bool, before: Snapshot | None = None,
+                    ) -> None:
+        """Take a newer snapshot (this process's change, or another's from the channel layer) and show it."""
+        old, old_state = before or self.snap, self.state
+        self.snap = snap
+        self.state = state if state is not None else state_of(snap)
+        self.schedule_bot()
+        if publish:
+            at_table = frozenset(socket.seat for socket in self.sockets if socket.seat is not None)
+            await announce(snap, self.state, old, old_state, at_table=at_table, alone=self.hub.alone)
+        await self.show_all()
+
+    async def show_all(self) -> None:
+        cache = RenderCache(self.snap, self.state, self.presence, self.watchers)  # shared by this update's sockets
+        for socket in list(self.sockets):
+            try:
+                await socket.show(self, cache)
+            except Exception:  # one socket's failure must not keep the others from the news
+                log.exception("could not update a socket of match %s", self.id)
+
+    def render_cache(self) -> RenderCache:
+        """A cache for one socket's own redraw (a selection, a refusal)."""
+        return RenderCache(self.snap, self.state, self.presence, self.watchers)
+
+    # -- bots ------------------------------------------------------------------------------
+
+    def schedule_bot(self) -> None:
+        """A timer for the next bot move, while this process shows the match to someone (the bot runner
+        moves the bots of matches nobody here watches)."""
+        if self.bot_timer is not None:
+            self.bot_timer.cancel()
+            self.bot_timer = None
+        due = min((t for t in (self.snap.bot_due_at, self.snap.clock_due_at) if t is not None), default=None)
+        if due is None or self.snap.status != Status.ACTIVE or not self.sockets:
+            return
+        delay = max(0.0, (due - timezone.now()).total_seconds())
+        loop = asyncio.get_running_loop()
+        self.bot_timer = loop.call_later(delay, lambda: loop.create_task(self._timed_bot_turn()))
+
+    async def _timed_bot_turn(self) -> None:
+        if not self.sockets:  # dropped meanwhile: the runner has it
+            return
+        try:
+            await self.due()
+        except Exception:
+            log.exception("bot turn failed in match %s", self.id)
+
+    # -- presence --------------------------------------------------------------------------
+
+    async def arrive(self, socket: Viewer) -> None:
+        """A seat's socket is about to open: its presence is recorded (and shown to the others) first, so
+        whoever connects next sees it."""
+        await database_sync_to_async(presence_open)(match_id=self.id, seat=socket.seat, socket=socket.channel_name)
+        if socket.seat is not None:  # spectators are counted at the next heartbeat, not announced one by one
+            await self.refresh_presence()
+
+    def attach(self, socket: Viewer) -> None:
+        """The socket is open: it is shown every change from now on."""
+        self.sockets.add(socket)
+        if self.bot_timer is None:
+            self.schedule_bot()
+        if self.heartbeat is None:
+            self.heartbeat = asyncio.get_running_loop().create_task(self._beat())
+
+    async def detach(self, socket: Viewer) -> None:
+        self.sockets.discard(socket)
+        await database_sync_to_async(presence_close)(match_id=self.id, seat=socket.seat, socket=socket.channel_name)
+        if socket.seat is not None:
+            await self.refresh_presence()
+        await self.hub.drop(self)
+
+    async def refresh_presence(self, publish: bool = True) -> None:
+        presence, watchers = await database_sync_to_async(attendance)(self.id)
+        if presence == self.presence and watchers == self.watchers:
+            return
+        self.presence, self.watchers = presence, watchers
+        if publish and not self.hub.alone:
+            with contextlib.suppress(Exception):
+                await get_channel_layer().group_send(match_group(self.id), {"type": "match.presence", "id": self.id})
+        await self.show_all()
+
+    async def chat(self, line: Line, *, publish: bool = True) -> None:
+        """A chat line: to this process's sockets in its room, and to the other processes holding the match."""
+        for socket in list(self.sockets):
+            with contextlib.suppress(Exception):
+                await socket.chat_line(line)
+        if publish and not self.hub.alone:
+            with contextlib.suppress(Exception):
+                await get_channel_layer().group_send(match_group(self.id), {
+                    "type": "match.chat", "id": self.id, "from": self.hub.channel, "line": orjson.dumps(line).decode()})
+
+    async def chat_hidden(self, line_id: int) -> None:
+        for socket in list(self.sockets):
+            with contextlib.suppress(Exception):
+                await socket.chat_hidden(line_id)
+
+    async def rename(self, player: Player) -> None:
+        """A player's new name or picture: shown at once (the snapshot's copy of the player changes)."""
+        if not any(s.user_id == player.user_id for s in self.snap.seats):
+            return
+        async with self.lock:
+            seats = tuple(replace(s, player=player) if s.user_id == player.user_id else s for s in self.snap.seats)
+            self.snap = replace(self.snap, seats=seats)
+            await self.show_all()
+
+    async def _beat(self) -> None:
+        """Keep this process's seat sockets counted, and notice other processes' sockets going stale."""
+        while True:
+            raise_if_cancelled()
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            try:
+                for socket in list(self.sockets):
+                    await socket.session_check({})  # a session that ended without a signal (expiry, admin)
+                    if socket in self.sockets:
+                        await database_sync_to_async(presence_beat)(socket=socket.channel_name)
+                await self.refresh_presence()
+            except Exception:
+                raise_if_cancelled()
+                log.exception("heartbeat of match %s", self.id)
+
+    def close(self) -> None:
+        self.sockets.clear()
+        if self.bot_timer is not None:
+            self.bot_timer.cancel()
+            self.bot_timer = None
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()

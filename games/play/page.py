@@ -1,0 +1,250 @@
+"""A match and one seat's view turned into the page's HTML fragments, and what one socket's page shows already.
+
+Templates only ever see a view (what that seat may know), never a state. Each game's presenter
+(games/presenters/<slug>.py) turns its view plus the socket's selection into display-ready data. A socket's
+page (SocketPage) sends only the fragments whose data changed; the sockets of one update share what they
+have in common (RenderCache): the meta, each seat's view, and fragments drawn for the same viewer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import replace
+from typing import Any
+
+from django.utils.safestring import SafeString, mark_safe
+
+from ..catalog import kit
+from ..engines.base import View
+from ..jinja import render_block
+from ..presenters import Timing
+from .meta import FRAGMENTS, TableMeta, table_meta
+from .snapshot import Presence, Snapshot, State, Status, engine_of
+from .wording import COMMON_VERBS, describe_result, format_event, handover_events
+
+FRAGMENTS_TEMPLATE = "games/fragments.html"  # Jinja2, under templates/jinja2/: a block per fragment
+LOG_TAIL = 60
+
+Context = dict[str, Any]
+
+
+def page_view(view: View | None) -> View | None:
+    """A view as the live page needs it: the log's tail only (a long game's whole log would be copied
+    into every broadcast for nothing; the replay shows the rest)."""
+    if view is None or len(view.get("log", ())) <= LOG_TAIL:
+        return view
+    return {**view, "log": view["log"][-LOG_TAIL:], "log_total": len(view["log"])}
+
+
+def log_count(view: View | None) -> int:
+    """How many log entries the game has (the view may carry only the tail)."""
+    if view is None:
+        return 0
+    count: int = view.get("log_total", len(view.get("log") or []))
+    return count
+
+
+def log_entries(
+    entries: list[dict[str, Any]], start: int, total: int, names: list[str], seat: int | None,
+    handovers: tuple[dict[str, Any], ...], verbs: dict[str, str], events_from: int = 0,
+) -> list[dict[str, Any]]:
+    """Engine log entries numbered from `start`, newest first, with each seat named as who played it then:
+    a seat handed to a bot is the bot's in the entries of its moves, and the handover is a line of its own."""
+    if not handovers:
+        return [{"text": format_event(e.get("text", ""), names, seat, verbs), "seat": e.get("seat")}
+                for e in reversed(entries)]
+    lines: list[tuple[int, int, dict[str, Any]]] = []
+    for offset, entry in enumerate(entries):
+        number = start + offset
+        named = list(names)
+        for h in handovers:
+            if h["log"] <= number < h.get("until_log", total + 1) and h["seat"] < len(named):
+                named[h["seat"]] = h["bot"]
+        lines.append((number, 1, {"text": format_event(entry.get("text", ""), named, seat, verbs),
+                                  "seat": entry.get("seat")}))
+    for number, text in handover_events(handovers):
+        if events_from <= number <= total:
+            lines.append((number, 0, {"text": format_event(text, names, seat, verbs), "seat": None}))
+    return [line for _, _, line in sorted(lines, key=lambda item: (item[0], item[1]), reverse=True)]
+
+
+def table_context(
+    meta: TableMeta, view: View | None, seat: int | None, ui: dict[str, Any] | None = None,
+    error: str = "", log_from: int = 0,
+) -> Context:
+    """The whole template context for one viewer; the log from entry number `log_from` on (newest first)."""
+    names = meta.names
+    slug = meta.game
+    game = kit(slug)
+    verbs = {**COMMON_VERBS, **game.log_verbs}
+    context: Context = {
+        "meta": meta,
+        "view": view,
+        "seat": seat,
+        "names": names,
+        "error": error,
+        "game": game,
+        "table_template": f"games/tables/{slug}.html",  # its board and hand macros (Jinja2)
+        "ws_url": f"/ws/m/{meta.id}/",
+        "table_css": game.table_css,
+        # A table's own few lines of JS, loaded with the page (scripts inside swapped fragments never run).
+        "table_js": game.table_js,
+        "ui_empty": not ui,
+        # What only a view gives, for a match not dealt yet.
+        "table": {},
+        "log": [],
+    }
+    scores = view.get("scores") if view is not None else None
+    context["players"] = [
+        replace(p, score_now=scores[p.index] if scores and p.index < len(scores) else p.score)
+        for p in meta.players
+    ]
+    if view is not None:
+        log = view.get("log", [])[-LOG_TAIL:]
+        first = log_count(view) - len(log)  # the number of the first entry of the tail
+        skip = max(0, log_from - first)
+        # Only new entries (log_from): a handover line before them was sent with the entries before it.
+        context["log"] = log_entries(log[skip:], first + skip, log_count(view), names, seat, meta.handovers, verbs,
+                                     events_from=first + skip + (1 if log_from else 0))
+        must_act = view.get("must_act", [])
+        context["my_turn"] = seat is not None and seat in must_act
+        context["waiting_on"] = [meta.players[i].bot_name or names[i] for i in must_act
+                                 if i != seat and i < len(meta.players)]
+        timing = Timing(elapsed=meta.elapsed, turn_age=meta.turn_age)
+        context["table"] = game.presenter.present(view, seat, ui or {}, names, timing)
+        context["away"] = [p for p in meta.players
+                           if not p.present and not p.is_bot and not p.open and p.index in must_act and p.index != seat]
+    context["rematch_offerers"] = [names[i] for i in meta.rematch_votes if i != seat and i < len(names)]
+    if meta.result:
+        context["outcome"] = describe_result(meta.result, names, seat)
+    return context
+
+
+def page_fragments(context: Context, fragments: tuple[str, ...] = FRAGMENTS) -> dict[str, SafeString]:
+    """The named fragments by name, each safe to put in a Django template (the match page, the replay)."""
+    return {name: mark_safe(render_fragment(name, context)) for name in fragments}
+
+
+def render_fragment(name: str, context: Context) -> str:
+    """One fragment's HTML: its block of the Jinja2 template games/fragments.html, drawn with this context
+    ("table_board" and "table_hand" are the game's board and hand alone, without their section).
+
+    Plain text to Django: mark_safe it to put it in a Django template."""
+    return render_block(FRAGMENTS_TEMPLATE, name, context)
+
+
+def error_fragment(message: str) -> str:
+    return render_fragment("error", {"error": message})
+
+
+class FragmentCache:
+    """Fragments drawn for several sockets of one update, by who sees them and their selection: each drawn once."""
+
+    def __init__(self) -> None:
+        self._fragments: dict[Hashable, str] = {}
+
+    def fragment(self, key: Hashable, make: Callable[[], str]) -> str:
+        drawn = self._fragments.get(key)
+        if drawn is None:
+            drawn = self._fragments[key] = make()
+        return drawn
+
+
+class RenderCache(FragmentCache):
+    """What the sockets of one update of a match share, each made once by the first socket that needs it: the
+    match's meta, each seat's view (its log's tail), and fragments drawn for the same viewer and selection."""
+
+    def __init__(self, snap: Snapshot, state: State | None, presence: dict[int, Presence], watchers: int) -> None:
+        super().__init__()
+        self.snap, self.state, self.presence, self.watchers = snap, state, presence, watchers
+        self._meta: TableMeta | None = None
+        self._views: dict[int | None, View | None] = {}
+
+    @property
+    def meta(self) -> TableMeta:
+        if self._meta is None:
+            self._meta = table_meta(self.snap, self.presence, self.watchers, self.state)
+        return self._meta
+
+    def view(self, seat: int | None) -> View | None:
+        if seat not in self._views:
+            view = engine_of(self.snap).view(self.state, seat) if self.state is not None else None
+            self._views[seat] = page_view(view)
+        return self._views[seat]
+
+
+class SocketPage:
+    """What one socket's page shows, so that an update sends only what changed on it.
+
+    Which fragments changed is decided from the data each is drawn from (the view, the selection, the
+    match's meta fields that redraw it), not by drawing them and comparing HTML; of the log, only the new
+    entries are sent (added at the top of the list)."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """The next update draws everything (a page that connects, reconnects or moved on)."""
+        self.drawn_from: dict[str, Any] = {}
+        self.log_shown: int | None = None
+        self.log_names: list[Any] = []  # the players' names in the log entries the page shows
+
+    def update(
+        self, meta: TableMeta, view: View | None, seat: int | None, ui: dict[str, Any],
+        error: str = "", fragments: tuple[str, ...] = FRAGMENTS, changed_only: bool = True,
+        cache: FragmentCache | None = None,
+    ) -> str:
+        """The HTML to send: with changed_only, none of what the page shows already (an answer to the
+        person's own click sends its fragments whatever they hold). `cache` holds fragments already drawn
+        in this same update of the match for another socket, by who sees them and their selection."""
+        total = log_count(view)
+        names = [*meta.names, meta.drawn_from("log")]
+        same_names = names == self.log_names  # a player renamed: the entries shown carry the old name
+        nothing_new = self.log_shown == total and same_names
+        new_entries = (
+            "log" in fragments and self.log_shown is not None and 0 < self.log_shown <= total
+            and total - self.log_shown <= min(LOG_TAIL, len((view or {}).get("log") or [])) and same_names
+        )
+        log_from = self.log_shown if new_entries and self.log_shown is not None else 0
+        context = table_context(meta, view, seat, ui, error=error, log_from=log_from)
+        public_board = not ui and view is not None and kit(meta.game).board_is_public
+        parts = []
+        for name in fragments:
+            if name == "log":
+                if nothing_new and changed_only:
+                    continue
+                if new_entries:
+                    html = render_fragment("log_entries", context) if context["log"] else ""
+                else:
+                    html = render_fragment(name, context)
+                self.log_shown, self.log_names = total, names
+                if html:
+                    parts.append(html)
+                continue
+            source = drawn_from(name, context, view, ui)
+            if changed_only and name in self.drawn_from and self.drawn_from[name] == source:
+                continue
+            self.drawn_from[name] = source
+            who = "public" if name == "board" and public_board else (seat, repr(sorted(ui.items())), error)
+            key = (name, who)
+            if cache is None:
+                parts.append(render_fragment(name, context))
+            else:
+                parts.append(cache.fragment(key, lambda name=name: render_fragment(name, context)))  # type: ignore[misc]
+        return "".join(parts)
+
+
+def drawn_from(name: str, context: Context, view: View | None, ui: dict[str, Any]) -> Any:
+    """The data a fragment is drawn from: equal data, equal HTML. The meta's own part is the fields that say
+    they redraw this fragment (games.play.meta.TableMeta); the rest is what the view gives."""
+    meta: TableMeta = context["meta"]
+    own = meta.drawn_from(name)
+    if name == "players":
+        return own, context["players"], (view or {}).get("must_act")
+    if name == "status":
+        table = context.get("table") or {}
+        return (own, context.get("my_turn"), context.get("waiting_on"), context.get("away"), table.get("prompt"),
+                context.get("outcome"), meta.players if meta.status == Status.FINISHED else None)
+    if name == "error":
+        return context["error"]
+    return own, view, dict(ui), context["names"]

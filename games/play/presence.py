@@ -1,0 +1,62 @@
+"""Who is at a table: one row per open socket (a seat's, or a spectator's with seat NULL), outside the match row,
+kept fresh by the table's heartbeat so that rows left by a killed process stop counting by themselves."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+
+from .. import models
+from ..models import Seat
+from .snapshot import Presence
+
+PRESENCE_STALE_SECONDS = 45  # a socket without a heartbeat for this long is gone
+
+
+def presence_of(match_id: int) -> dict[int, Presence]:
+    """Each seat's presence now (two small queries)."""
+    return attendance(match_id)[0]
+
+
+def attendance(match_id: int) -> tuple[dict[int, Presence], int]:
+    """Each seat's presence now, and how many spectators watch (two small queries)."""
+    now = timezone.now()
+    fresh_after = now - timedelta(seconds=PRESENCE_STALE_SECONDS)
+    seen: dict[int, list[datetime]] = {}
+    watchers = 0
+    for seat, last_seen in models.Presence.objects.filter(match_id=match_id).values_list("seat", "last_seen"):
+        if seat is None:
+            watchers += last_seen > fresh_after
+        else:
+            seen.setdefault(seat, []).append(last_seen)
+    out = {}
+    for seat, left, joined in Seat.objects.filter(match_id=match_id).values_list("index", "last_seen", "joined_at"):
+        times = seen.get(seat, [])
+        present = any(t > fresh_after for t in times)
+        away_since = max((t for t in (*times, left or joined) if t is not None), default=None)
+        out[seat] = Presence(present, None if present else away_since)
+    return out, watchers
+
+
+def presence_open(*, match_id: int, seat: int | None, socket: str) -> None:
+    """A socket opened on the match: a seat's (seat None: a spectator's, counted as watching)."""
+    now = timezone.now()
+    models.Presence.objects.update_or_create(
+        socket=socket, defaults={"match_id": match_id, "seat": seat, "last_seen": now}
+    )
+    if seat is not None:
+        Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=now)
+
+
+def presence_close(*, match_id: int, seat: int | None, socket: str) -> None:
+    """A socket closed; for a seat, the abandonment clock runs from now."""
+    models.Presence.objects.filter(socket=socket).delete()
+    if seat is not None:
+        Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=timezone.now())
+
+
+def presence_beat(*, socket: str) -> None:
+    models.Presence.objects.filter(socket=socket).update(last_seen=timezone.now())
+
+

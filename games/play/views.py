@@ -1,0 +1,47 @@
+"""The match page: the table as its viewer may see it, drawn with the fragments the socket then keeps fresh."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_http_methods
+
+from .access import code_matches
+from .meta import table_meta
+from .page import page_fragments, page_view, render_fragment, table_context
+from .presence import attendance
+from .snapshot import Status, engine_of
+from .store import load
+
+
+@require_http_methods(["GET"])
+def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    snap = load(match_id)
+    if snap is None:
+        raise Http404("No such match.")
+    code = request.GET.get("code", "")[:64]
+    held = snap.seat_of(request.user.pk if request.user.is_authenticated else None)
+    seat = held.index if held is not None and not held.is_bot else None
+    if not snap.may_watch(request.user.pk, code):
+        raise Http404("No such match.")
+    has_code = code_matches(code, snap.invite_code)
+    view = None
+    if snap.state is not None:
+        engine = engine_of(snap)
+        view = page_view(engine.view(engine.load(snap.state), seat))
+    presence, watchers = attendance(snap.id)
+    context = table_context(table_meta(snap, presence, watchers), view, seat)
+    context["ws_url"] += f"?code={code}" if code else ""
+    can_join = (
+        snap.status == Status.WAITING
+        and seat is None
+        and any(s.player is None and (not s.invite_only or has_code) for s in snap.seats)
+    )
+    # A person whose seat a bot plays since they left is told so, and may take it back.
+    left = held is not None and held.left and snap.status == Status.ACTIVE
+    move = next((h["move"] for h in reversed(snap.handovers) if held and h["seat"] == held.index), 0)
+    notice = render_fragment("seat_notice", {"left_seat": held.index if left and held else None, "left_move": move})
+    context.update({"match": snap, "code": code, "can_join": can_join, "seat_notice": mark_safe(notice),
+                    "fragments": page_fragments(context)})
+    return render(request, "games/match.html", context)

@@ -1,0 +1,129 @@
+"""Words for people: the one function that names the seats in an engine's sentence, and the one that words a
+match's result, for every page (the table, the replay, the history, the profile).
+
+Engines write a seat as a token, {s0}, and in the third person ("{s0} wins", "{s1} plays again", "their"); said
+to that seat's own viewer they read "You win", "you play again", "your".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from ..results import Outcome, Termination
+
+# Third-person verbs of the engines' sentences, and their second-person forms; a game's own verbs are in its kit
+# (Kit.log_verbs).
+COMMON_VERBS: Mapping[str, str] = {
+    "begins": "begin", "wins": "win", "plays": "play", "has": "have", "is": "are", "was": "were",
+    "takes": "take", "passes": "pass", "gets": "get", "loses": "lose", "shares": "share", "needs": "need",
+    "does": "do", "starts": "start", "leads": "lead", "must": "must", "may": "may", "can": "can",
+    "cannot": "cannot", "deals": "deal", "skips": "skip", "uses": "use", "holds": "hold", "finishes": "finish",
+    "ends": "end", "keeps": "keep", "goes": "go", "scores": "score", "draws": "draw", "discards": "discard",
+}
+_TOKEN = re.compile(r"\{s(\d)\}('s|&#x27;s)?")
+_YOU = "\x00"
+
+
+@lru_cache(maxsize=16)
+def _second_person(verbs: tuple[str, ...]) -> re.Pattern[str]:
+    """The viewer's token (marked \\x00) followed by a verb, directly or after "and" in the same sentence."""
+    return re.compile(r"(\x00(?:'s)?\s(?:[^.:;]*?\band\s)?)(" + "|".join(verbs) + r")\b")
+
+
+def distinct_names(names: list[str]) -> list[str]:
+    """The seats' names with a number added to repeats (two Regular bots in one match), so the log is never
+    ambiguous: "Columbo Regular (bot)", "Columbo Regular 2 (bot)"."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] == 1 or not name:
+            out.append(name)
+        elif name.endswith(" (bot)"):
+            out.append(f"{name[:-6]} {seen[name]} (bot)")
+        else:
+            out.append(f"{name} ({seen[name]})")
+    return out
+
+
+def name_seats(text: str, names: list[str], viewer: int | None, *, html: bool = False,
+               verbs: Mapping[str, str] = COMMON_VERBS) -> str:
+    """An engine sentence with its {sN} tokens as the players' names, and "you"/"your" (with the verbs agreeing)
+    for the viewer's own seat. With `html`, the text is escaped and each name is a <strong> the table styles."""
+    out = str(escape(text)) if html else text
+    if viewer is not None:
+        pattern = _second_person(tuple(verbs))
+        out = pattern.sub(lambda m: m.group(1) + verbs[m.group(2)], out.replace(f"{{s{viewer}}}", _YOU))
+        out = out.replace(_YOU, f"{{s{viewer}}}")
+        if out.startswith(f"{{s{viewer}}}"):
+            out = re.sub(r"\btheir\b", "your", out)
+
+    def name(found: re.Match[str]) -> str:
+        index = int(found.group(1))
+        if index == viewer:
+            word = "your" if found.group(2) else "you"
+            sentence_start = found.start() == 0 or out[: found.start()].endswith((". ", ": "))
+            word = word.capitalize() if sentence_start else word
+            return f'<strong class="you">{word}</strong>' if html else word
+        label = names[index] if index < len(names) else f"Seat {index + 1}"
+        if html:
+            return f'<strong class="seat-{index}">{escape(label)}</strong>{found.group(2) or ""}'
+        return label + (found.group(2) or "")
+
+    return _TOKEN.sub(name, out)
+
+
+def format_event(text: str, names: list[str], viewer: int | None,
+                 verbs: Mapping[str, str] = COMMON_VERBS) -> SafeString:
+    """An engine log sentence as the table's log shows it (escaped HTML)."""
+    return mark_safe(name_seats(text, names, viewer, html=True, verbs=verbs))
+
+
+def handover_events(handovers: tuple[dict[str, object], ...] | list[dict[str, object]]) -> list[tuple[int, str]]:
+    """The record's own log lines: (the number of engine entries before it, the sentence with {sN})."""
+    events = []
+    for h in handovers:
+        seat = h["seat"]
+        why = "ran out of time" if h.get("why") == "time" else "left"
+        events.append((int(h["log"]), f"{{s{seat}}} {why}; a bot plays their seat from move {h['move']}."))  # type: ignore[call-overload]
+        if "until_log" in h:
+            events.append((int(h["until_log"]), f"{{s{seat}}} took their seat back at move {h['until_move']}."))  # type: ignore[call-overload]
+    return events
+
+
+def describe_result(result: dict[str, object] | None, names: list[str], seat: int | None) -> str:
+    """The result in a sentence, for this viewer ("You won!"); names are the seats' players."""
+    outcome = Outcome.of(result)
+    if outcome is None:
+        return ""
+    end, by, loser = outcome.termination, outcome.by, outcome.loser
+    if end == Termination.CANCELLED:
+        return "The match was cancelled before it started."
+    if end == Termination.ABORTED:
+        if by is None:
+            return "An administrator aborted the match: it counts for nothing."
+        who = "you" if by == seat else names[by]
+        return f"The match was aborted by {who} before everyone had moved: it counts for nothing."
+    if len(names) == 1 and outcome.scores and end == Termination.NORMAL:
+        return f"{'Your' if seat == 0 else names[0] + '’s'} solo score: {outcome.scores[0]:,}."
+    winners = outcome.winners
+    if outcome.draw:
+        text = "A draw."
+    elif seat is not None and seat in winners:
+        text = "You won!" if len(winners) == 1 else "You share the win."
+    elif not winners:
+        text = "Nobody wins."
+    else:
+        text = " and ".join(names[i] for i in winners) + (" wins." if len(winners) == 1 else " share the win.")
+    why = {Termination.RESIGN: "resigned", Termination.ABANDON: "left the match", Termination.TIME: "ran out of time"}
+    if end in why and loser is not None:
+        text += f" {'You' if loser == seat else names[loser]} {why[end]}."
+    for index in outcome.left:
+        if index != loser and index < len(names):
+            text += f" {'You' if index == seat else names[index]} left the table: a loss, whatever the bot achieved."
+    return text

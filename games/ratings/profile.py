@@ -1,0 +1,71 @@
+"""A player's standing as their profile shows it: a line of figures per game played, and the rating chart."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from accounts.models import User
+
+from ..catalog import GAMES
+from ..history.charts import rating_chart
+from ..models import PlayerStats
+from . import queries
+from .leaderboard import is_provisional
+
+
+@dataclass
+class StatsLine:
+    """One game's figures for the profile, with labels in the game's own terms."""
+
+    game: str
+    name: str
+    stats: PlayerStats
+    best_label: str
+    extras: list[tuple[str, int]]
+
+    @property
+    def rating_shown(self) -> bool:
+        return self.stats.rated_matches > 0
+
+    @property
+    def provisional(self) -> bool:
+        return is_provisional(self.stats)
+
+    @property
+    def win_rate(self) -> str:
+        """Won of the decided matches, in whole percent ("" before any): rounded as Django's widthratio."""
+        decided = self.stats.decided
+        return str(round(self.stats.won / decided * 100)) if decided else ""
+
+
+def _best_label(game: str) -> str:
+    info = GAMES[game]
+    return f"{'Fewest' if info.lower_is_better else 'Most'} {info.score_label} in a match"
+
+
+def _extras(row: PlayerStats) -> list[tuple[str, int]]:
+    extras = []
+    if row.best_round_score is not None:
+        extras.append(("Lowest round score", row.best_round_score))
+    if row.best_solo_score is not None:
+        extras.append(("Best solo score", row.best_solo_score))
+    if row.best_placement is not None:
+        extras.append(("Best placement", row.best_placement))
+    return extras
+
+
+def profile_stats(user: User) -> dict[str, Any]:
+    """The profile's games section: a line of figures per game played, and the rating chart (two queries)."""
+    rows = queries.player_stats(user=user)
+    lines = [
+        StatsLine(game=slug, name=info.name, stats=rows[slug], best_label=_best_label(slug), extras=_extras(rows[slug]))
+        for slug, info in GAMES.items()
+        if slug in rows and rows[slug].played
+    ]
+    series: dict[str, list[tuple[dt.datetime, float]]] = {slug: [] for slug in GAMES}
+    if not user.is_bot:
+        for game, finished_at, rating in queries.rating_history(user=user):
+            series[game].append((finished_at, rating))
+    return {"stats_lines": lines, "rating_chart": rating_chart(series), "stats_user": user}

@@ -1,0 +1,412 @@
+"""Per-player results, statistics and Glicko-2 ratings, kept up to date as matches finish.
+
+`record_finished(match)` runs inside the transaction that finishes a match (services._finish), so the
+figures change exactly when the result does and a page view never recomputes them. `rebuild_all()`
+recomputes everything from the match records with the same pure step (`apply_match`), match by match
+in the order they finished, so a rebuild gives exactly what the incremental updates gave.
+`recompute_game(game, since=...)` does the same for one game, after a result was annulled
+(games.moderation): an annulled match (result["annulled"]) counts for nothing, here and in a rebuild.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Prefetch, Q, QuerySet
+
+from ..catalog import GAMES
+from ..models import FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
+from ..results import Termination
+from . import glicko2
+
+log = logging.getLogger(__name__)
+
+# Bots don't move: each level plays at a fixed rating, with a small deviation (they are well known).
+BOT_RATINGS: dict[str, float] = {
+    "random": 1000.0,
+    "reference": 1500.0,
+    "greedy": 1500.0,
+    "search": 1800.0,
+    "strong": 1800.0,
+}
+BOT_DEFAULT_RATING = 1500.0
+BOT_DEVIATION = 50.0
+
+# The PlayerStats fields a finished match may change (for bulk_update).
+STATS_FIELDS = [
+    "played", "won", "lost", "drawn", "solo_played", "streak", "best_streak", "score_total", "scored",
+    "best_score", "best_round_score", "best_solo_score", "best_placement", "rating", "deviation", "volatility",
+    "rated_matches", "peak_rating", "last_played_at",
+]
+
+MoveLoader = Callable[[], list[tuple[int, dict[str, Any]]]]
+
+
+def bot_rating(level: str) -> float:
+    """The fixed rating a bot of this level plays at."""
+    return BOT_RATINGS.get(level, BOT_DEFAULT_RATING)
+
+
+@dataclass
+class SeatFacts:
+    """What the statistics need to know about one occupied seat of a finished match."""
+
+    index: int
+    user_id: int
+    is_bot: bool
+    bot_level: str
+    score: int | None
+    place: int | None
+
+
+@dataclass
+class MatchFacts:
+    """A finished match reduced to what the statistics read; built once, applied by `apply_match`."""
+
+    match_id: int
+    game: str
+    players: int
+    finished_at: datetime
+    is_public: bool
+    rated: bool
+    reason: Termination
+    draw: bool
+    winners: list[int]
+    seats: list[SeatFacts]
+    # Game-specific bests, per seat: Columbo's lowest round score, Ruhd's best single placement.
+    best_round: dict[int, int] = field(default_factory=dict)
+    best_placement: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def solo(self) -> bool:
+        return self.players == 1
+
+    @property
+    def played_out(self) -> bool:
+        """Whether the game reached its natural end (its scores mean what they say)."""
+        return self.reason == Termination.NORMAL
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a finished match
+
+
+def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> MatchFacts:
+    """The facts of a finished match; `moves` loads its (seat, action) list only if the game needs it."""
+    result = match.result or {}
+    assert match.finished_at is not None, "only a finished match has facts"
+    facts = MatchFacts(
+        match_id=match.pk,
+        game=match.game,
+        players=match.players,
+        finished_at=match.finished_at,
+        is_public=match.is_public,
+        rated=match.rated,
+        reason=Termination(result.get("reason", Termination.NORMAL)),
+        draw=bool(result.get("draw")),
+        winners=[int(w) for w in result.get("winners", [])],
+        seats=[
+            SeatFacts(
+                index=seat.index,
+                user_id=seat.user_id,
+                is_bot=seat.user.is_bot,  # type: ignore[union-attr]  # only occupied seats are passed
+                bot_level=seat.user.bot_level,  # type: ignore[union-attr]
+                score=seat.final_score,
+                place=seat.place,
+            )
+            for seat in seats
+            if seat.user_id is not None
+        ],
+    )
+    extra = GAMES[match.game].stats_extra
+    if extra is not None:
+        try:
+            extra(match, facts, moves)
+        except Exception:  # a replay that no longer works must not stop a match from finishing
+            log.exception("could not read the game-specific figures of match %s", match.pk)
+            facts.best_round.clear()
+            facts.best_placement.clear()
+    return facts
+
+
+def outcome_of(facts: MatchFacts, seat: int) -> str:
+    """won, lost, drawn or solo: the seat's result as its player sees it."""
+    if facts.solo:
+        return PlayerResult.Outcome.SOLO
+    if facts.draw:
+        return PlayerResult.Outcome.DRAWN
+    return PlayerResult.Outcome.WON if seat in facts.winners else PlayerResult.Outcome.LOST
+
+
+def _pair_score(facts: MatchFacts, mine: SeatFacts, other: SeatFacts) -> float:
+    """One pairing of a multiplayer match as a game: 1 if placed ahead of the other, 0.5 level, 0 behind."""
+    if facts.draw or mine.place is None or other.place is None or mine.place == other.place:
+        return 0.5
+    return 1.0 if mine.place < other.place else 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Applying a match to the statistics (pure: no queries)
+
+
+def new_stats(user_id: int, game: str, is_bot: bool, bot_level: str) -> PlayerStats:
+    """A fresh row: the Glicko-2 start for people, the level's fixed rating for bots."""
+    if is_bot:
+        return PlayerStats(user_id=user_id, game=game, rating=bot_rating(bot_level), deviation=BOT_DEVIATION)
+    return PlayerStats(
+        user_id=user_id,
+        game=game,
+        rating=glicko2.START_RATING,
+        deviation=glicko2.START_DEVIATION,
+        volatility=glicko2.START_VOLATILITY,
+    )
+
+
+def _highest(old: int | None, new: int) -> int:
+    return new if old is None else max(old, new)
+
+
+def _lowest(old: int | None, new: int) -> int:
+    return new if old is None else min(old, new)
+
+
+def _better(game: str, old: int | None, new: int) -> int:
+    """The better of two final scores in this game's direction."""
+    return _lowest(old, new) if GAMES[game].lower_is_better else _highest(old, new)
+
+
+def apply_match(facts: MatchFacts, stats: dict[int, PlayerStats]) -> list[PlayerResult]:
+    """Update the players' rows (user id -> PlayerStats of this game) with one match; its result rows.
+
+    Ratings move for people only, every pairing rated against the opponents' ratings from before the
+    match; a bot opponent counts at its level's fixed rating.
+    """
+    game = facts.game
+    for seat in facts.seats:
+        if seat.user_id not in stats:
+            stats[seat.user_id] = new_stats(seat.user_id, game, seat.is_bot, seat.bot_level)
+    before = {
+        seat.index: glicko2.Rating(
+            bot_rating(seat.bot_level) if seat.is_bot else stats[seat.user_id].rating,
+            BOT_DEVIATION if seat.is_bot else stats[seat.user_id].deviation,
+            stats[seat.user_id].volatility,
+        )
+        for seat in facts.seats
+    }
+    rated_match = facts.rated and not facts.solo and len(facts.seats) > 1
+    results: list[PlayerResult] = []
+    updates: dict[int, glicko2.Rating] = {}
+    for seat in facts.seats:
+        row = stats[seat.user_id]
+        outcome = outcome_of(facts, seat.index)
+        row.played += 1
+        row.last_played_at = facts.finished_at
+        if outcome == PlayerResult.Outcome.SOLO:
+            row.solo_played += 1
+            if facts.played_out and seat.score is not None:
+                row.best_solo_score = _highest(row.best_solo_score, seat.score)
+        elif outcome == PlayerResult.Outcome.WON:
+            row.won += 1
+            row.streak += 1
+            row.best_streak = max(row.best_streak, row.streak)
+        else:
+            row.lost += outcome == PlayerResult.Outcome.LOST
+            row.drawn += outcome == PlayerResult.Outcome.DRAWN
+            row.streak = 0
+        if outcome != PlayerResult.Outcome.SOLO and facts.played_out and seat.score is not None:
+            row.score_total += seat.score
+            row.scored += 1
+            row.best_score = _better(game, row.best_score, seat.score)
+        if seat.index in facts.best_round:
+            row.best_round_score = _lowest(row.best_round_score, facts.best_round[seat.index])
+        if seat.index in facts.best_placement:
+            row.best_placement = _highest(row.best_placement, facts.best_placement[seat.index])
+        result = PlayerResult(
+            match_id=facts.match_id,
+            seat=seat.index,
+            user_id=seat.user_id,
+            game=game,
+            finished_at=facts.finished_at,
+            is_public=facts.is_public,
+            outcome=outcome,
+            is_bot=seat.is_bot,
+            vs_bots=any(other.is_bot for other in facts.seats if other.index != seat.index),
+            score=seat.score,
+            place=seat.place,
+        )
+        if rated_match and not seat.is_bot:
+            pairings = [
+                (before[other.index], _pair_score(facts, seat, other))
+                for other in facts.seats
+                if other.index != seat.index and other.user_id != seat.user_id
+            ]
+            if pairings:
+                updates[seat.index] = glicko2.rate(before[seat.index], pairings)
+                result.rated = True
+                result.rating_before = before[seat.index].rating
+        results.append(result)
+    # Simultaneous: every player's new rating came from the others' ratings before the match.
+    for result in results:
+        new = updates.get(result.seat)
+        if new is None:
+            continue
+        row = stats[result.user_id]
+        row.rating, row.deviation, row.volatility = new.rating, new.deviation, new.volatility
+        row.rated_matches += 1
+        row.peak_rating = new.rating if row.peak_rating is None else max(row.peak_rating, new.rating)
+        result.rating_after = new.rating
+        result.deviation_after = new.deviation
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+# Database: one match as it finishes, or everything again
+
+
+def _move_loader(match_id: int) -> MoveLoader:
+    def load() -> list[tuple[int, dict[str, Any]]]:
+        return list(Move.objects.filter(match_id=match_id).order_by("number").values_list("seat", "action"))
+
+    return load
+
+
+def listing_for(match: Match, seats: Iterable[Seat]) -> FinishedMatch:
+    """The site-wide history's row of a finished match."""
+    assert match.finished_at is not None, "only a finished match is listed"
+    return FinishedMatch(
+        match_id=match.pk,
+        game=match.game,
+        finished_at=match.finished_at,
+        is_public=match.is_public,
+        with_bots=any(seat.user is not None and seat.user.is_bot for seat in seats),
+    )
+
+
+def record_finished(match: Match) -> None:
+    """Add a match that has just finished (under its row lock) to the history, results and statistics.
+
+    Called once from services._finish; a second call for the same match changes nothing. The players'
+    statistics rows are locked in user order, so two matches finishing at once serialise cleanly.
+    """
+    if match.status != Match.Status.FINISHED or match.finished_at is None:
+        return
+    if FinishedMatch.objects.filter(match_id=match.pk).exists():
+        return
+    seats = list(Seat.objects.filter(match_id=match.pk, user__isnull=False).select_related("user").order_by("index"))
+    listing_for(match, seats).save(force_insert=True)
+    if not seats:
+        return
+    facts = match_facts(match, seats, _move_loader(match.pk))
+    fresh = {seat.user_id: new_stats(seat.user_id, match.game, seat.is_bot, seat.bot_level) for seat in facts.seats}
+    PlayerStats.objects.bulk_create(fresh.values(), ignore_conflicts=True)
+    rows = PlayerStats.objects.select_for_update().filter(game=match.game, user_id__in=list(fresh)).order_by("user_id")
+    stats = {row.user_id: row for row in rows}
+    results = apply_match(facts, stats)
+    # A plain UPDATE per player: bulk_update's CASE per field cost more to build than the writes (two rows).
+    for row in stats.values():
+        if row.pk:
+            row.save(update_fields=STATS_FIELDS)
+    # A row is missing only if a rebuild deleted it between the insert and the lock: write it anew.
+    PlayerStats.objects.bulk_create([row for row in stats.values() if not row.pk])
+    PlayerResult.objects.bulk_create(results)
+
+
+def counted_matches() -> QuerySet[Match]:
+    """The finished matches that count in the statistics, in the order they finished: all but the annulled."""
+    return (
+        Match.objects.filter(status=Match.Status.FINISHED, finished_at__isnull=False)
+        # has_key too: without it, SQL's NULL for a missing key would exclude every match that has none.
+        .exclude(Q(result__has_key="annulled") & Q(result__annulled=True))
+        .order_by("finished_at", "pk")
+    )
+
+
+def _with_seats_and_moves(matches: QuerySet[Match]) -> QuerySet[Match]:
+    occupied = Seat.objects.filter(user__isnull=False).select_related("user").order_by("index")
+    needs_moves = [slug for slug, game in GAMES.items() if game.stats_needs_moves]
+    replayed = Move.objects.filter(match__game__in=needs_moves).only("match_id", "seat", "action").order_by("number")
+    # The attributes are declared on Match (for the code that reads them), which the stubs' plugin sees as
+    # redefinitions.
+    return matches.prefetch_related(  # type: ignore[no-redef]
+        Prefetch("seats", queryset=occupied, to_attr="occupied"),
+        # Only the replayed games' moves come back: one query per batch of matches.
+        Prefetch("moves", queryset=replayed, to_attr="replay_moves"),
+    )
+
+
+def _facts_of(match: Match) -> MatchFacts:
+    recorded = [(move.seat, move.action) for move in match.replay_moves]
+    return match_facts(match, match.occupied, lambda: recorded)
+
+
+def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
+    """Recompute every result row and statistics row from the finished matches; (matches, rows) counted."""
+    stats: dict[str, dict[int, PlayerStats]] = {}
+    matches = _with_seats_and_moves(counted_matches())
+    count = 0
+    with transaction.atomic():
+        PlayerResult.objects.all().delete()
+        PlayerStats.objects.all().delete()
+        FinishedMatch.objects.all().delete()
+        pending: list[PlayerResult] = []
+        listings: list[FinishedMatch] = []
+        for match in matches.iterator(chunk_size=batch_size):
+            seats = match.occupied
+            listings.append(listing_for(match, seats))
+            count += 1
+            if seats:
+                pending.extend(apply_match(_facts_of(match), stats.setdefault(match.game, {})))
+            if len(pending) >= batch_size or len(listings) >= batch_size:
+                PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
+                FinishedMatch.objects.bulk_create(listings, batch_size=batch_size)
+                pending, listings = [], []
+        PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
+        FinishedMatch.objects.bulk_create(listings, batch_size=batch_size)
+        rows = [row for per_game in stats.values() for row in per_game.values()]
+        PlayerStats.objects.bulk_create(rows, batch_size=batch_size)
+    return count, len(rows)
+
+
+def recompute_game(game: str, *, since: tuple[datetime, int] | None = None, batch_size: int = 1000) -> int:
+    """Recompute one game's results and statistics from its counted matches, after one stopped counting
+    (an annulled result); the number of players whose figures changed.
+
+    A rating depends on every earlier rated match of the game, the opponents' too, so the figures are
+    replayed from the game's first match with the same pure step as a rebuild, and equal what they would
+    have been had the annulled match never counted. Only what can have changed is written: the result rows
+    of the matches finished at or after `since` (the annulled match's (finished_at, id)), and the
+    statistics rows that differ. The game's statistics rows are locked first, so a match of this game that
+    finishes meanwhile waits, then adds itself on top of the recomputed figures (record_finished).
+    """
+    with transaction.atomic():
+        locked = PlayerStats.objects.select_for_update(of=("self",)).filter(game=game).select_related("user")
+        current = {row.user_id: row for row in locked.order_by("user_id")}
+        stats: dict[int, PlayerStats] = {}
+        pending: list[PlayerResult] = []
+        for match in _with_seats_and_moves(counted_matches().filter(game=game)).iterator(chunk_size=batch_size):
+            if not match.occupied:
+                continue
+            results = apply_match(_facts_of(match), stats)
+            if since is None or (match.finished_at, match.pk) >= since:
+                pending.extend(results)
+        stale = PlayerResult.objects.filter(game=game)
+        if since is not None:
+            stale = stale.filter(Q(finished_at__gt=since[0]) | Q(finished_at=since[0], match_id__gte=since[1]))
+        stale.delete()
+        PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
+        changed = 0
+        for user_id, old in current.items():
+            # A player whose only matches stopped counting goes back to a fresh start.
+            new = stats.pop(user_id, None) or new_stats(user_id, game, old.user.is_bot, old.user.bot_level)
+            if any(getattr(old, name) != getattr(new, name) for name in STATS_FIELDS):
+                new.pk = old.pk
+                new.save(update_fields=STATS_FIELDS)
+                changed += 1
+        # Rows missing only if a match finished in between: written anew.
+        PlayerStats.objects.bulk_create(stats.values(), batch_size=batch_size)
+        return changed + len(stats)
