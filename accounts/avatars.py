@@ -13,7 +13,7 @@ import io
 import re
 import warnings
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING
+from typing import IO, Any, Protocol
 
 from django.core.files.base import ContentFile
 from django.db import transaction
@@ -21,8 +21,18 @@ from django.template.loader import render_to_string
 from django.urls import get_script_prefix, get_urlconf, reverse
 from PIL import Image, ImageOps, UnidentifiedImageError, features
 
-if TYPE_CHECKING:
-    from .models import User
+
+class Pictured(Protocol):
+    """Whoever has a picture, as this module reads and writes them (accounts.models.User)."""
+
+    username: str
+    is_bot: bool
+    avatar: Any  # the ImageField's file
+
+    @property
+    def name(self) -> str: ...
+
+    def save(self, *args: Any, **kwargs: Any) -> None: ...
 
 # What we accept: the formats browsers show everywhere, small enough to be a profile picture.
 ALLOWED_FORMATS = ("PNG", "JPEG", "WEBP", "GIF")
@@ -120,7 +130,7 @@ def _square(image: Image.Image) -> Image.Image:
     return clean
 
 
-def set_avatar(user: User, processed: ProcessedAvatar) -> None:
+def set_avatar(user: Pictured, processed: ProcessedAvatar) -> None:
     """Store a processed avatar under a fresh name and delete the previous file once the change is committed."""
     old_name = user.avatar.name if user.avatar else ""
     # avatar_path gives the file a fresh random name; only the extension given here is kept.
@@ -130,7 +140,7 @@ def set_avatar(user: User, processed: ProcessedAvatar) -> None:
         _delete_after_commit(user, old_name)
 
 
-def remove_avatar(user: User) -> None:
+def remove_avatar(user: Pictured) -> None:
     """Go back to the generated picture and delete the uploaded file."""
     if not user.avatar:
         return
@@ -140,7 +150,7 @@ def remove_avatar(user: User) -> None:
     _delete_after_commit(user, old_name)
 
 
-def _delete_after_commit(user: User, name: str) -> None:
+def _delete_after_commit(user: Pictured, name: str) -> None:
     storage = user.avatar.storage
     transaction.on_commit(lambda: storage.delete(name))
 
@@ -173,7 +183,7 @@ def _hex(r: float, g: float, b: float) -> str:
     return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
 
 
-def generated_avatar_version(user: User) -> str:
+def generated_avatar_version(user: Pictured) -> str:
     """A short token that changes whenever the generated picture would: part of its URL, so it can be cached."""
     return _version(user.username, user.name, user.is_bot)
 
@@ -200,7 +210,7 @@ def _generated_url(prefix: str, urlconf: str | None, username: str, name: str, i
     return f"{path}?v={_version(username, name, is_bot)}"
 
 
-def render_generated_avatar(user: User) -> str:
+def render_generated_avatar(user: Pictured) -> str:
     """The SVG of a user's generated picture: initials on their colour, or a robot face for bots."""
     background, highlight = colours_for(user.username)
     return render_to_string(

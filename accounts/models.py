@@ -11,6 +11,8 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.urls import reverse
 
+from .avatars import generated_avatar_url
+
 
 def avatar_path(instance: User, filename: str) -> str:
     """A fresh, unguessable name per upload (only the extension is kept), so no cache shows a stale picture."""
@@ -56,8 +58,6 @@ class User(AbstractUser):
         """The uploaded avatar, or the generated one: every user always has a picture."""
         if self.avatar:
             return self.avatar.url
-        from .avatars import generated_avatar_url
-
         return generated_avatar_url(self.username, self.name, self.is_bot)
 
 

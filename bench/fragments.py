@@ -81,6 +81,7 @@ def meta_for(game: str, players: int, status: str = "active", **extra: Any) -> d
         "handovers": [],
         "watchers": 0,
         "created_by_id": 1,
+        "cancellers": (0,) if status == "waiting" else (),
         "invite_code": "",
         "clock": {},
         "turn_age": None,

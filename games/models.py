@@ -303,11 +303,9 @@ class PlayerStats(models.Model):
     score_total = models.BigIntegerField(default=0)
     scored = models.PositiveIntegerField(default=0)
     best_score = models.IntegerField(null=True, blank=True)
-    # Columbo: the lowest score of a single round, and the best solo score.
-    best_round_score = models.IntegerField(null=True, blank=True)
-    best_solo_score = models.IntegerField(null=True, blank=True)
-    # Ruhd: the most points one placed tile scored.
-    best_placement = models.IntegerField(null=True, blank=True)
+    # The game's own figures, by its kit's Figure keys (games/kits/<game>.py): Columbo's lowest round score and best
+    # solo score, Ruhd's best single placement. A fifth game brings its own without a column here.
+    extras = models.JSONField(default=dict, blank=True)
     # Glicko-2 (games.ratings.glicko2); bots keep their level's fixed rating.
     rating = models.FloatField(default=1500.0)
     deviation = models.FloatField(default=350.0)

@@ -19,8 +19,8 @@ from django.utils import timezone
 from accounts.models import User
 
 from .models import FinishedMatch, Match
-from .play.decide import decide_leave
 from .play.finish import end_with_loser
+from .play.seating import decide_leave
 from .play.snapshot import Change, ServiceError, Snapshot, State, Status
 from .play.sync import run_change
 from .ratings import stats

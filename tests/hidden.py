@@ -2,7 +2,7 @@
 
 The result shows `viewer` (a seat, or None for a spectator) exactly what the original shows it, if the
 engine's views hide what they must: the engine contract battery (tests/engines/test_contract.py) checks
-that they do, and the bot tests (tests/games/test_bots_views.py) that a bot given the same view chooses the
+that they do, and the bot tests (tests/games/bots/test_bots_views.py) that a bot given the same view chooses the
 same move. One place for both, so the two agree on what "hidden" means for each game. Importable as
 `hidden` from every test folder (pytest puts tests/ on sys.path for tests/conftest.py).
 """

@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 
 from games.models import Match
-from games.play import decide
+from games.play import decide, seating
 from games.play.bot_accounts import takeover_bot
 from games.play.news import publish
 from games.play.presence import presence_of
@@ -33,12 +33,12 @@ def act(*, match_id: int, user: Any, seat: int, action: Any, expected_version: i
 
 
 def join(*, match_id: int, user: Any, invite_code: str | None = None, seat_index: int | None = None) -> Match:
-    run_change(match_id, decide.decide_join, player=Player.of(user), invite_code=invite_code, seat_index=seat_index)
+    run_change(match_id, seating.decide_join, player=Player.of(user), invite_code=invite_code, seat_index=seat_index)
     return _fresh(match_id)
 
 
 def leave(*, match_id: int, user: Any) -> Match:
-    run_change(match_id, decide.decide_leave, user_id=user.pk)
+    run_change(match_id, seating.decide_leave, user_id=user.pk)
     return _fresh(match_id)
 
 
@@ -48,7 +48,7 @@ def resign(*, match_id: int, user: Any) -> Match:
 
 
 def cancel(*, match_id: int, user: Any) -> Match:
-    run_change(match_id, decide.decide_cancel, user_id=user.pk)
+    run_change(match_id, seating.decide_cancel, user_id=user.pk)
     return _fresh(match_id)
 
 
@@ -73,7 +73,7 @@ def claim(*, match_id: int, user: Any, absent_seat: int, take_over_with_bot: boo
 
 
 def retake(*, match_id: int, user: Any) -> Match:
-    run_change(match_id, decide.decide_retake, user_id=user.pk)
+    run_change(match_id, seating.decide_retake, user_id=user.pk)
     return _fresh(match_id)
 
 

@@ -66,7 +66,7 @@ def finished_matches(*, viewer: Viewer, filters: dict[str, Any]) -> QuerySet[Fin
     return listings.filter(_history_filters(filters, bots_field="with_bots")).order_by("-finished_at", "-match_id")
 
 
-def find_player(*, username: str) -> Any:
+def find_player(*, username: str) -> User | None:
     """The user with this username (any case), or None.
 
     Lower() on both sides, rather than __iexact, so that both databases use the user_username_lower

@@ -1,7 +1,7 @@
 """A game's kit: everything the site knows about one game, in one object.
 
 Each game has a module here that builds its `KIT` from its engine (games/engines/), its bots (games/bots/) and
-its presenter (games/tables/); games/catalog.py registers them. Generic code (services, rendering, consumers,
+its presenter (games/presenters/); games/catalog.py registers them. Generic code (the live match and its pages,
 statistics, rules pages) asks a game's kit and never names a game.
 """
 
@@ -11,13 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..engines.base import Action, Bot, Engine, View
-
-if TYPE_CHECKING:
-    from ..models import Match
-    from ..ratings.stats import MatchFacts, MoveLoader
+from ..ratings.facts import Figure, StatsExtra
 
 
 @dataclass(frozen=True)
@@ -54,10 +51,6 @@ class ActionContext:
     now: datetime
 
 
-# A finished match's game-specific statistics: fills the facts' extra figures (best round, best placement).
-StatsExtra = Callable[["Match", "MatchFacts", "MoveLoader"], None]
-
-
 def _unchanged(action: Action, context: ActionContext) -> Action:
     return action
 
@@ -86,6 +79,8 @@ class Kit:
     prepare_action: Callable[[Action, ActionContext], Action] = _unchanged
     # Refusals a player is shown for a while, not just once (a slap that came too late).
     lingering_refusals: tuple[type[Exception], ...] = ()
+    # The game's own figures (PlayerStats.extras, shown on the profile) and what reads them from a finished match.
+    figures: tuple[Figure, ...] = ()
     stats_extra: StatsExtra | None = None
     stats_needs_moves: bool = False  # whether stats_extra replays the moves (the others read the final state)
     rules_examples: Callable[[], dict[str, Any]] = dict  # the rules page's worked examples, drawn by the tables
@@ -111,6 +106,11 @@ class Kit:
         """The level that takes over a seat a person left: the middle one, a fair stand-in."""
         levels = self.levels
         return levels[len(levels) // 2] if levels else ""
+
+    @property
+    def figure(self) -> dict[str, Figure]:
+        """The game's figures by key."""
+        return {f.key: f for f in self.figures}
 
     @property
     def board_is_public(self) -> bool:

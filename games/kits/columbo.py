@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..bots import columbo as bots
 from ..engines.base import card_name
@@ -12,11 +12,8 @@ from ..engines.columbo import ENGINE as COLUMBO
 from ..engines.columbo import TAP_LIMIT, TAP_PENALTY, SlapTooLate, card_points
 from ..presenters import card
 from ..presenters import columbo as columbo_table
+from ..ratings.facts import Figure, MatchFacts, MatchRecord, MoveLoader
 from . import ActionContext, Kit, OptionSpec
-
-if TYPE_CHECKING:
-    from ..models import Match
-    from ..ratings.stats import MatchFacts, MoveLoader
 
 
 def _signed(points: int) -> str:
@@ -119,15 +116,20 @@ def _timed_tap(action: Any, context: ActionContext) -> Any:
             "seconds": max(0, int((context.now - started).total_seconds()))}
 
 
-def _lowest_rounds(match: Match, facts: MatchFacts, moves: MoveLoader) -> None:
-    """Each seat's lowest round score, from the public view of the final state (every round's scores)."""
+FIGURES = (Figure("best_round", "Lowest round score", "low"), Figure("best_solo", "Best solo score", "high"))
+
+
+def _figures(match: MatchRecord, facts: MatchFacts, moves: MoveLoader) -> None:
+    """Each seat's lowest round score, from the public view of the final state (every round's scores); a solo
+    game played to its end, its score."""
     if match.state is None:
         return
     view = COLUMBO.view(COLUMBO.load(match.state), None)
     for entry in view.get("rounds_played", []):
         for seat, score in enumerate(entry.get("scores", [])):
-            if seat not in facts.best_round or score < facts.best_round[seat]:
-                facts.best_round[seat] = score
+            facts.report(seat, "best_round", FIGURES[0].best(facts.extras.get(seat, {}).get("best_round"), score))
+    if facts.solo and facts.played_out and facts.seats and facts.seats[0].score is not None:
+        facts.report(0, "best_solo", facts.seats[0].score)
 
 
 KIT = Kit(
@@ -156,7 +158,8 @@ KIT = Kit(
     table_css="css/columbo.css",
     prepare_action=_timed_tap,
     lingering_refusals=(SlapTooLate,),
-    stats_extra=_lowest_rounds,
+    figures=FIGURES,
+    stats_extra=_figures,
     rules_examples=_examples,
     log_verbs={"taps": "tap", "slaps": "slap", "peeks": "peek", "looks": "look", "swaps": "swap",
                "exchanges": "exchange"},

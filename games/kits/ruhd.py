@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..bots import ruhd as bots
 from ..engines.ruhd import ENGINE as RUHD
@@ -11,13 +11,9 @@ from ..engines.ruhd import FACING as RUHD_FACING
 from ..engines.ruhd import TILE_INDEX as RUHD_TILE_INDEX
 from ..engines.ruhd import side_code
 from ..presenters import ruhd as ruhd_table
+from ..ratings.facts import Figure, MatchFacts, MatchRecord, MoveLoader
 from ..rulebook.examples import current_figure, without_controls
 from . import Kit
-
-if TYPE_CHECKING:
-    from ..models import Match
-    from ..ratings.stats import MatchFacts, MoveLoader
-
 
 NAMES = ["Ada", "Ben"]
 
@@ -86,7 +82,10 @@ def _examples() -> dict[str, Any]:
     }
 
 
-def _best_placements(match: Match, facts: MatchFacts, moves: MoveLoader) -> None:
+BEST_PLACEMENT = Figure("best_placement", "Best placement", "high")
+
+
+def _best_placements(match: MatchRecord, facts: MatchFacts, moves: MoveLoader) -> None:
     """Each seat's best single placement: the moves replayed, reading the placing seat's score gain."""
     state = RUHD.new_game(match.players, seed=match.seed, options=match.options or None)
     for seat, action in moves():
@@ -94,8 +93,8 @@ def _best_placements(match: Match, facts: MatchFacts, moves: MoveLoader) -> None
         state = RUHD.apply(state, seat, action)
         if isinstance(action, dict) and action.get("type") == "place":
             gained = RUHD.scores(state)[seat] - before
-            if seat not in facts.best_placement or gained > facts.best_placement[seat]:
-                facts.best_placement[seat] = gained
+            facts.report(seat, BEST_PLACEMENT.key,
+                         BEST_PLACEMENT.best(facts.extras.get(seat, {}).get(BEST_PLACEMENT.key), gained))
 
 
 KIT = Kit(
@@ -108,6 +107,7 @@ KIT = Kit(
     bots=bots.BOTS,
     level_blurbs=bots.LEVEL_BLURBS,
     table_css="css/ruhd.css",
+    figures=(BEST_PLACEMENT,),
     stats_extra=_best_placements,
     stats_needs_moves=True,
     rules_examples=_examples,

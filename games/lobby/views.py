@@ -13,7 +13,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ..catalog import GAMES
 from ..play.create import create_match as create
-from ..play.decide import decide_abandon, decide_cancel, decide_join, decide_leave
+from ..play.decide import decide_abandon
+from ..play.seating import decide_cancel, decide_join, decide_leave
 from ..play.snapshot import Player, ServiceError
 from ..play.sync import run_change
 from ..results import Outcome, Termination

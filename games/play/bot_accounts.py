@@ -7,6 +7,8 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
+from accounts.models import User
+
 from ..catalog import GAMES, kit
 from .snapshot import Player, ServiceError
 
@@ -50,7 +52,7 @@ def ensure_bot_accounts(using: str = "default") -> list[Any]:
     return users
 
 
-def bot_user(slug: str, level: str) -> Any:
+def bot_user(slug: str, level: str) -> User:
     """The account of a game's bot level (created if missing: a database made before a level was added)."""
     user_model = get_user_model()
     for attempt in range(2):

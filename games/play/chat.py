@@ -1,16 +1,19 @@
 """A match's chat: two rooms (the seated players', the spectators'), text only, muting per person, and lines
-an administrator can hide. Lines travel over the table's own socket (games.play.socket); a hidden line is
-taken off every page at once through the channel layer."""
+an administrator can hide. Lines travel over the table's own socket (ChatSocket, the part of games.play.socket
+that chats); a hidden line is taken off every page at once through the channel layer."""
 
 from __future__ import annotations
 
 import time
 import unicodedata
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -18,8 +21,13 @@ from django.db import transaction
 from accounts.models import User
 
 from ..models import ChatMessage, ChatMute
+from .frames import Unreadable, int_field
 from .news import match_group
+from .page import render_fragment
 from .snapshot import ServiceError
+
+if TYPE_CHECKING:
+    from .owner import LiveMatch
 
 MAX_LENGTH = 300
 HISTORY = 50  # the lines a page opens with
@@ -110,3 +118,74 @@ def hide(messages: Any, *, by: Any) -> int:
         message = {"type": "match.chat_hidden", "id": match_id, "line": pk}
         transaction.on_commit(partial(async_to_sync(layer.group_send), match_group(match_id), message))
     return len(rows)
+
+
+class ChatSocket(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ships no types
+    """A match socket's part in the chat: its room, the lines it posts and is shown, the people it muted."""
+
+    seat: int | None
+    user_id: int | None
+    match_id: int
+    live: LiveMatch | None
+    muted: frozenset[int]
+
+    async def send_error(self, message: str) -> None:
+        raise NotImplementedError
+
+    @property
+    def room(self) -> str:
+        """The seated players talk among themselves; everyone else in the spectators' room."""
+        return "players" if self.seat is not None else "spectators"
+
+    async def post_chat(self, frame: dict[str, Any]) -> None:
+        live = self.live
+        assert live is not None and self.user_id is not None
+        try:
+            text = clean_text(frame.get("text"))
+            if not throttle.take(self.user_id):
+                raise ServiceError("You are sending messages too fast: wait a moment.")
+        except ServiceError as error:
+            await self.send_error(str(error))
+            return
+        line = await database_sync_to_async(post)(match_id=self.match_id, user=self.scope["user"],
+                                                       room=self.room, text=text)
+        await live.chat(line)
+
+    async def mute(self, frame: dict[str, Any], *, mute: bool = True) -> None:
+        assert self.user_id is not None
+        try:
+            other = int_field(frame.get("user"))
+        except Unreadable:
+            other = None
+        try:
+            if other is None:
+                raise ServiceError("Say whom to mute.")
+            self.muted = await database_sync_to_async(set_mute)(
+                match_id=self.match_id, user_id=self.user_id, other=other, mute=mute)
+        except ServiceError as error:
+            await self.send_error(str(error))
+            return
+        await self.send_chat()
+
+    async def unmute(self, frame: dict[str, Any]) -> None:
+        await self.mute(frame, mute=False)
+
+    chat_ops: dict[str, Callable[[ChatSocket, dict[str, Any]], Awaitable[None]]] = {
+        "chat": post_chat, "mute": mute, "unmute": unmute,
+    }
+
+    async def chat_panel(self) -> str:
+        """The whole chat panel of this socket's room, as this person sees it (without the people they muted)."""
+        lines = await database_sync_to_async(recent)(match_id=self.match_id, room=self.room, muted=self.muted)
+        return render_fragment("chat", {
+            "lines": lines, "room": self.room, "me": self.user_id, "muted": self.muted, "max": MAX_LENGTH})
+
+    async def send_chat(self) -> None:
+        await self.send(text_data=await self.chat_panel())
+
+    async def chat_line(self, line: Line) -> None:
+        if line.room == self.room and line.user_id not in self.muted:
+            await self.send(text_data=render_fragment("chat_line", {"line": line, "me": self.user_id}))
+
+    async def chat_hidden(self, line_id: int) -> None:
+        await self.send(text_data=f'<li id="chat-{int(line_id)}" hx-swap-oob="delete"></li>')

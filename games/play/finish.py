@@ -72,3 +72,11 @@ def end_with_loser(snap: Snapshot, loser: int, *, reason: Termination, state: St
     return change
 
 
+
+
+def closed(snap: Snapshot, *, reason: Termination, by: int | None) -> Snapshot:
+    """The match ends now counting for nothing (cancelled before the start, aborted before everyone moved); `by`
+    is the seat that called it off (None: an administrator)."""
+    return replace(snap, version=snap.version + 1, status=Status.ABORTED, finished_at=timezone.now(),
+                   bot_due_at=None, clock_due_at=None,
+                   result={"reason": reason, "by": by, "scores": [], "winners": [], "draw": False})

@@ -19,6 +19,7 @@ from django.utils import timezone
 from ..catalog import GAMES
 from .clock import clock_now
 from .decide import abort_allowed
+from .seating import may_cancel
 from .snapshot import AWAY, Presence, Snapshot, State, Status, away_seconds_left, state_of
 from .wording import distinct_names
 
@@ -74,6 +75,7 @@ class TableMeta:
     handovers: tuple[dict[str, Any], ...] = field(metadata=redraws("log"))  # a handover renames past log entries
     watchers: int = field(metadata=redraws("players"))
     created_by_id: int | None = field(metadata=redraws("status"))
+    cancellers: tuple[int, ...] = field(metadata=redraws("status"))  # the seats whose person may call the match off
     invite_code: str = field(metadata=redraws("status"))  # drawn for the seated players only (the status fragment)
     clock: dict[str, Any] = field(metadata=redraws("players"))
     rematch_url: str = field(metadata=redraws("status"))
@@ -173,6 +175,7 @@ def table_meta(snap: Snapshot, presence: dict[int, Presence], watchers: int = 0,
         handovers=tuple(snap.handovers),
         watchers=watchers,
         created_by_id=snap.created_by_id,
+        cancellers=tuple(s.index for s in snap.seats if may_cancel(snap, s.user_id)),
         invite_code=snap.invite_code,
         clock=snap.clock,
         rematch_url=reverse("match", args=[snap.rematch_id]) if snap.rematch_id else "",

@@ -16,7 +16,8 @@ from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from ..models import Match
-from .hub import hub, raise_if_cancelled
+from .hub import hub
+from .tasks import raise_if_cancelled
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -18,19 +17,16 @@ from accounts.sessions import SessionBound
 
 from ..catalog import kit
 from ..engines.base import IllegalAction, View
-from . import chat
 from .bot_accounts import takeover_bot
+from .chat import ChatSocket, muted_by
 from .decide import (
     Decider,
     decide_abort,
-    decide_cancel,
     decide_claim,
     decide_decline_rematch,
-    decide_leave,
     decide_move,
     decide_rematch,
     decide_resign,
-    decide_retake,
 )
 from .frames import (
     CLOSE_FORBIDDEN,
@@ -46,6 +42,7 @@ from .hub import hub
 from .owner import LiveMatch
 from .page import RenderCache, SocketPage, error_fragment, render_fragment
 from .presence import presence_of
+from .seating import decide_cancel, decide_leave, decide_retake
 from .snapshot import MatchMovedOn, ServiceError, Status
 from .wording import name_seats
 
@@ -80,7 +77,7 @@ MATCH_OPS: dict[str, MatchOp] = {
 }
 
 
-class MatchConsumer(SessionBound):
+class MatchConsumer(ChatSocket, SessionBound):
     """One socket on one match: a seat's player or a spectator."""
 
     live: LiveMatch | None = None
@@ -117,7 +114,7 @@ class MatchConsumer(SessionBound):
         self.own_seat = held.index if held is not None and held.left else None
         self.notice: tuple[Any, ...] | None = None
         self.rematch_url: str | None = None
-        self.muted = await database_sync_to_async(chat.muted_by)(match_id=self.match_id, user_id=self.user_id)
+        self.muted = await database_sync_to_async(muted_by)(match_id=self.match_id, user_id=self.user_id)
         if not live.snap.may_watch(self.user_id, code):
             await self.close(code=CLOSE_FORBIDDEN)
             return
@@ -261,66 +258,6 @@ class MatchConsumer(SessionBound):
             await self.goto(reverse("play"))
         elif op.goto == "match":
             await self.goto(live.snap_url())
-
-    # -- chat ----------------------------------------------------------------------------------
-
-    @property
-    def room(self) -> str:
-        """The seated players talk among themselves; everyone else in the spectators' room."""
-        return "players" if self.seat is not None else "spectators"
-
-    async def post_chat(self, frame: dict[str, Any]) -> None:
-        live = self.live
-        assert live is not None and self.user_id is not None
-        try:
-            text = chat.clean_text(frame.get("text"))
-            if not chat.throttle.take(self.user_id):
-                raise ServiceError("You are sending messages too fast: wait a moment.")
-        except ServiceError as error:
-            await self.send_error(str(error))
-            return
-        line = await database_sync_to_async(chat.post)(match_id=self.match_id, user=self.scope["user"],
-                                                       room=self.room, text=text)
-        await live.chat(line)
-
-    async def mute(self, frame: dict[str, Any], *, mute: bool = True) -> None:
-        assert self.user_id is not None
-        try:
-            other = int_field(frame.get("user"))
-        except Unreadable:
-            other = None
-        try:
-            if other is None:
-                raise ServiceError("Say whom to mute.")
-            self.muted = await database_sync_to_async(chat.set_mute)(
-                match_id=self.match_id, user_id=self.user_id, other=other, mute=mute)
-        except ServiceError as error:
-            await self.send_error(str(error))
-            return
-        await self.send_chat()
-
-    async def unmute(self, frame: dict[str, Any]) -> None:
-        await self.mute(frame, mute=False)
-
-    chat_ops: dict[str, Callable[[MatchConsumer, dict[str, Any]], Awaitable[None]]] = {
-        "chat": post_chat, "mute": mute, "unmute": unmute,
-    }
-
-    async def chat_panel(self) -> str:
-        """The whole chat panel of this socket's room, as this person sees it (without the people they muted)."""
-        lines = await database_sync_to_async(chat.recent)(match_id=self.match_id, room=self.room, muted=self.muted)
-        return render_fragment("chat", {
-            "lines": lines, "room": self.room, "me": self.user_id, "muted": self.muted, "max": chat.MAX_LENGTH})
-
-    async def send_chat(self) -> None:
-        await self.send(text_data=await self.chat_panel())
-
-    async def chat_line(self, line: chat.Line) -> None:
-        if line.room == self.room and line.user_id not in self.muted:
-            await self.send(text_data=render_fragment("chat_line", {"line": line, "me": self.user_id}))
-
-    async def chat_hidden(self, line_id: int) -> None:
-        await self.send(text_data=f'<li id="chat-{int(line_id)}" hx-swap-oob="delete"></li>')
 
     async def goto(self, url: str) -> None:
         """Move this page to another address (the match was left, a seat taken back)."""

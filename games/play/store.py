@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from ..models import Match, Move, Seat
 from ..ratings import stats
-from .decide import start_if_full
+from .seating import start_if_full
 from .snapshot import NOTES_KEPT, Change, Player, SeatInfo, Snapshot, Status
 
 log = logging.getLogger(__name__)

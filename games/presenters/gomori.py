@@ -35,7 +35,6 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     """A seat's (or a spectator's) Gomori table: the field's rows (made when the board is drawn), the hand with
     its choices, the targets of the chosen card and a king's face-up targets, both sides' counts, and the prompt."""
     legal = view.get("legal") or []
-    version = None  # the board's form carries the version the page shows (templates/jinja2/games/tables/gomori.html)
     selected: str | None = ui.get("card")
     king_at = tuple(ui["at"]) if ui.get("at") else None
     stacks = {tuple(f["at"]): f for f in view["field"]}
@@ -56,12 +55,12 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
             if action.get("king_target"):
                 targets[at] = {"ui": send_ui({"card": selected, "at": list(at)})}
             else:
-                targets[at] = {"send": send(action, version)}
+                targets[at] = {"send": send(action)}
     king_targets: dict[tuple[int, int], str] = {}
     if selected and king_at is not None:
         for action in legal:
             if action["card"] == selected and tuple(action["at"]) == king_at and action.get("king_target"):
-                king_targets[tuple(action["king_target"])] = send(action, version)
+                king_targets[tuple(action["king_target"])] = send(action)
 
     playable_cards = {a["card"] for a in legal}
     hand = [

@@ -46,14 +46,8 @@ def _best_label(game: str) -> str:
 
 
 def _extras(row: PlayerStats) -> list[tuple[str, int]]:
-    extras = []
-    if row.best_round_score is not None:
-        extras.append(("Lowest round score", row.best_round_score))
-    if row.best_solo_score is not None:
-        extras.append(("Best solo score", row.best_solo_score))
-    if row.best_placement is not None:
-        extras.append(("Best placement", row.best_placement))
-    return extras
+    """The game's own figures the player has, labelled by its kit."""
+    return [(figure.label, row.extras[figure.key]) for figure in GAMES[row.game].figures if figure.key in row.extras]
 
 
 def profile_stats(user: User) -> dict[str, Any]:

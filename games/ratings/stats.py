@@ -11,8 +11,7 @@ in the order they finished, so a rebuild gives exactly what the incremental upda
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +22,7 @@ from ..catalog import GAMES
 from ..models import FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
 from ..results import Termination
 from . import glicko2
+from .facts import MatchFacts, MatchRecord, MoveLoader, SeatFacts
 
 log = logging.getLogger(__name__)
 
@@ -40,56 +40,13 @@ BOT_DEVIATION = 50.0
 # The PlayerStats fields a finished match may change (for bulk_update).
 STATS_FIELDS = [
     "played", "won", "lost", "drawn", "solo_played", "streak", "best_streak", "score_total", "scored",
-    "best_score", "best_round_score", "best_solo_score", "best_placement", "rating", "deviation", "volatility",
+    "best_score", "extras", "rating", "deviation", "volatility",
     "rated_matches", "peak_rating", "last_played_at",
 ]
-
-MoveLoader = Callable[[], list[tuple[int, dict[str, Any]]]]
-
 
 def bot_rating(level: str) -> float:
     """The fixed rating a bot of this level plays at."""
     return BOT_RATINGS.get(level, BOT_DEFAULT_RATING)
-
-
-@dataclass
-class SeatFacts:
-    """What the statistics need to know about one occupied seat of a finished match."""
-
-    index: int
-    user_id: int
-    is_bot: bool
-    bot_level: str
-    score: int | None
-    place: int | None
-
-
-@dataclass
-class MatchFacts:
-    """A finished match reduced to what the statistics read; built once, applied by `apply_match`."""
-
-    match_id: int
-    game: str
-    players: int
-    finished_at: datetime
-    is_public: bool
-    rated: bool
-    reason: Termination
-    draw: bool
-    winners: list[int]
-    seats: list[SeatFacts]
-    # Game-specific bests, per seat: Columbo's lowest round score, Ruhd's best single placement.
-    best_round: dict[int, int] = field(default_factory=dict)
-    best_placement: dict[int, int] = field(default_factory=dict)
-
-    @property
-    def solo(self) -> bool:
-        return self.players == 1
-
-    @property
-    def played_out(self) -> bool:
-        """Whether the game reached its natural end (its scores mean what they say)."""
-        return self.reason == Termination.NORMAL
 
 
 # ---------------------------------------------------------------------------------------------
@@ -126,11 +83,10 @@ def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> Match
     extra = GAMES[match.game].stats_extra
     if extra is not None:
         try:
-            extra(match, facts, moves)
+            extra(MatchRecord(match.players, match.seed, match.options or {}, match.state), facts, moves)
         except Exception:  # a replay that no longer works must not stop a match from finishing
             log.exception("could not read the game-specific figures of match %s", match.pk)
-            facts.best_round.clear()
-            facts.best_placement.clear()
+            facts.extras.clear()
     return facts
 
 
@@ -208,8 +164,6 @@ def apply_match(facts: MatchFacts, stats: dict[int, PlayerStats]) -> list[Player
         row.last_played_at = facts.finished_at
         if outcome == PlayerResult.Outcome.SOLO:
             row.solo_played += 1
-            if facts.played_out and seat.score is not None:
-                row.best_solo_score = _highest(row.best_solo_score, seat.score)
         elif outcome == PlayerResult.Outcome.WON:
             row.won += 1
             row.streak += 1
@@ -222,10 +176,10 @@ def apply_match(facts: MatchFacts, stats: dict[int, PlayerStats]) -> list[Player
             row.score_total += seat.score
             row.scored += 1
             row.best_score = _better(game, row.best_score, seat.score)
-        if seat.index in facts.best_round:
-            row.best_round_score = _lowest(row.best_round_score, facts.best_round[seat.index])
-        if seat.index in facts.best_placement:
-            row.best_placement = _highest(row.best_placement, facts.best_placement[seat.index])
+        if seat.index in facts.extras:
+            figures = GAMES[game].figure
+            row.extras = {**row.extras, **{key: figures[key].best(row.extras.get(key), value)
+                                           for key, value in facts.extras[seat.index].items()}}
         result = PlayerResult(
             match_id=facts.match_id,
             seat=seat.index,

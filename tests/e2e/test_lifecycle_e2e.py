@@ -216,7 +216,7 @@ def test_a_seat_handed_to_a_bot_and_taken_back(browser: Any, asgi_server: str) -
 
     alice, bob = person("alice", "Alice"), person("bob", "Bob")
     match = play_until_everyone_moved(two_player_match(alice, bob), {0: alice, 1: bob}, then_seat=0)
-    # The game waits on Alice, who left a while ago (as tests/games/test_lifecycle.py's hand_alice_to_a_bot).
+    # The game waits on Alice, who left a while ago (as tests/games/play/test_lifecycle.py's hand_alice_to_a_bot).
     Presence.objects.filter(match=match, seat=0).delete()
     past = timezone.now() - timedelta(seconds=120)
     Seat.objects.filter(match=match, index=0).update(last_seen=past)

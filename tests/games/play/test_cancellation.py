@@ -71,7 +71,7 @@ async def test_the_bot_runner_stops_when_cancelled_during_a_database_call(monkey
     lost message) takes the runner's cancellation: redis-py turns it into a ConnectionError, the service logs it
     and returns, and asgiref's sync_to_async then returns the result as if nothing had happened. The runner went
     on polling forever, and scheduler.stop() waited for it: the scale-out pass hung in test_frame_fuzzing and
-    test_services until pytest-timeout stopped them."""
+    test_changes (then test_services) until pytest-timeout stopped them."""
     from asgiref.sync import async_to_sync
 
     from games.play import scheduler

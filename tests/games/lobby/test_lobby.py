@@ -1,4 +1,4 @@
-"""The lobby drawn by Jinja2 (games/lobby.py, templates/jinja2/games/lobby.html and form_fields.html).
+"""The lobby drawn by Jinja2 (games/lobby/page.py, templates/jinja2/games/lobby.html and form_fields.html).
 
 Its create forms are drawn from the widgets' own context rather than by Django's widget templates: each field
 must come out as Django would draw it, unbound and with errors, for every game. The page must also hold

@@ -1,5 +1,5 @@
-"""The views of games/views.py through Django's test client: the home page, the lobby (/play/), create,
-join, leave, cancel and abandon, and the match page.
+"""The views of games/lobby/views.py and games/play/views.py through Django's test client: the home page, the
+lobby (/play/), create, join, leave, cancel and abandon, and the match page.
 
 For each: what a signed-in person gets for the right method, what a signed-out one gets (the sign-in page,
 nothing changed), the wrong method (405), bad input (a 4xx or a message on the lobby, never a 500), and the

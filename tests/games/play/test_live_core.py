@@ -15,7 +15,7 @@ from django.core.management.sql import sql_flush
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
-from test_consumers import ENGINE, check_view, frame, legal_action, load, receive
+from test_socket import ENGINE, check_view, frame, legal_action, load, receive
 
 from games.jinja import piece
 from games.play import store
