@@ -61,14 +61,17 @@ def setup_matches(count: int) -> list[dict]:
     import django
 
     django.setup()
-    import playing
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
 
     from accounts.models import User
+    from games.models import Match
     from games.play.create import SeatSpec, create_match
+    from games.play.seating import decide_join
+    from games.play.snapshot import Player
+    from games.play.sync import run_change
 
     call_command("migrate", verbosity=0)
     matches = []
@@ -85,7 +88,8 @@ def setup_matches(count: int) -> list[dict]:
         match = create_match(
             creator=users[0][0], game="gomori", players=2, seats=[SeatSpec("open")], seed=i
         )
-        match = playing.join(match_id=match.pk, user=users[1][0])
+        run_change(match.pk, decide_join, player=Player.of(users[1][0]))
+        match = Match.objects.get(pk=match.pk)
         cookies = [f"{settings.SESSION_COOKIE_NAME}={key}" for _, key in users]
         matches.append({"id": match.pk, "seed": i, "cookies": cookies, "version": match.version})
     return matches

@@ -77,7 +77,10 @@ class Environment(jinja2.Environment):
                 return obj[attribute]
             except KeyError:
                 return self.undefined(obj=obj, name=attribute)
-        return super().getattr(obj, attribute)
+        try:  # the typed meta and its players (dataclasses): their attribute, without Jinja2's own detour
+            return getattr(obj, attribute)
+        except AttributeError:
+            return super().getattr(obj, attribute)
 
 
 def url(name: str, *args: Any, **kwargs: Any) -> str:

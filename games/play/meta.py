@@ -55,7 +55,6 @@ class PlayerLine:
     score: int | None  # the final score, once the match is over
     place: int | None
     reasons: list[str]  # in a match of bots only: the bot's reasons for its latest turn
-    score_now: int | None = None  # the running score from the viewer's view (games.play.page fills it)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ have in common (RenderCache): the meta, each seat's view, and fragments drawn fo
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import replace
 from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
@@ -20,7 +19,7 @@ from ..jinja import render_block
 from ..presenters import Timing
 from .meta import FRAGMENTS, TableMeta, table_meta
 from .snapshot import Presence, Snapshot, State, Status, engine_of
-from .wording import COMMON_VERBS, describe_result, format_event, handover_events
+from .wording import describe_result, format_event, handover_events
 
 FRAGMENTS_TEMPLATE = "games/fragments.html"  # Jinja2, under templates/jinja2/: a block per fragment
 LOG_TAIL = 60
@@ -46,12 +45,12 @@ def log_count(view: View | None) -> int:
 
 def log_entries(
     entries: list[dict[str, Any]], start: int, total: int, names: list[str], seat: int | None,
-    handovers: tuple[dict[str, Any], ...], verbs: dict[str, str], events_from: int = 0,
+    handovers: tuple[dict[str, Any], ...], events_from: int = 0,
 ) -> list[dict[str, Any]]:
     """Engine log entries numbered from `start`, newest first, with each seat named as who played it then:
     a seat handed to a bot is the bot's in the entries of its moves, and the handover is a line of its own."""
     if not handovers:
-        return [{"text": format_event(e.get("text", ""), names, seat, verbs), "seat": e.get("seat")}
+        return [{"text": format_event(e.get("text", ""), names, seat), "seat": e.get("seat")}
                 for e in reversed(entries)]
     lines: list[tuple[int, int, dict[str, Any]]] = []
     for offset, entry in enumerate(entries):
@@ -60,11 +59,11 @@ def log_entries(
         for h in handovers:
             if h["log"] <= number < h.get("until_log", total + 1) and h["seat"] < len(named):
                 named[h["seat"]] = h["bot"]
-        lines.append((number, 1, {"text": format_event(entry.get("text", ""), named, seat, verbs),
+        lines.append((number, 1, {"text": format_event(entry.get("text", ""), named, seat),
                                   "seat": entry.get("seat")}))
     for number, text in handover_events(handovers):
         if events_from <= number <= total:
-            lines.append((number, 0, {"text": format_event(text, names, seat, verbs), "seat": None}))
+            lines.append((number, 0, {"text": format_event(text, names, seat), "seat": None}))
     return [line for _, _, line in sorted(lines, key=lambda item: (item[0], item[1]), reverse=True)]
 
 
@@ -76,7 +75,6 @@ def table_context(
     names = meta.names
     slug = meta.game
     game = kit(slug)
-    verbs = {**COMMON_VERBS, **game.log_verbs}
     context: Context = {
         "meta": meta,
         "view": view,
@@ -95,16 +93,15 @@ def table_context(
         "log": [],
     }
     scores = view.get("scores") if view is not None else None
-    context["players"] = [
-        replace(p, score_now=scores[p.index] if scores and p.index < len(scores) else p.score)
-        for p in meta.players
-    ]
+    context["players"] = meta.players
+    # Each seat's running score from this viewer's view (the final one once the match is over).
+    context["scores_now"] = [scores[p.index] if scores and p.index < len(scores) else p.score for p in meta.players]
     if view is not None:
         log = view.get("log", [])[-LOG_TAIL:]
         first = log_count(view) - len(log)  # the number of the first entry of the tail
         skip = max(0, log_from - first)
         # Only new entries (log_from): a handover line before them was sent with the entries before it.
-        context["log"] = log_entries(log[skip:], first + skip, log_count(view), names, seat, meta.handovers, verbs,
+        context["log"] = log_entries(log[skip:], first + skip, log_count(view), names, seat, meta.handovers,
                                      events_from=first + skip + (1 if log_from else 0))
         must_act = view.get("must_act", [])
         context["my_turn"] = seat is not None and seat in must_act
@@ -240,7 +237,7 @@ def drawn_from(name: str, context: Context, view: View | None, ui: dict[str, Any
     meta: TableMeta = context["meta"]
     own = meta.drawn_from(name)
     if name == "players":
-        return own, context["players"], (view or {}).get("must_act")
+        return own, context["scores_now"], (view or {}).get("must_act")
     if name == "status":
         table = context.get("table") or {}
         return (own, context.get("my_turn"), context.get("waiting_on"), context.get("away"), table.get("prompt"),

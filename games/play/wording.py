@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -17,7 +17,7 @@ from django.utils.safestring import SafeString, mark_safe
 from ..results import Outcome, Termination
 
 # Third-person verbs of the engines' sentences, and their second-person forms; a game's own verbs are in its kit
-# (Kit.log_verbs).
+# (Kit.log_verbs), and every game's are read together once (_verbs).
 COMMON_VERBS: Mapping[str, str] = {
     "begins": "begin", "wins": "win", "plays": "play", "has": "have", "is": "are", "was": "were",
     "takes": "take", "passes": "pass", "gets": "get", "loses": "lose", "shares": "share", "needs": "need",
@@ -29,10 +29,16 @@ _TOKEN = re.compile(r"\{s(\d)\}('s|&#x27;s)?")
 _YOU = "\x00"
 
 
-@lru_cache(maxsize=16)
-def _second_person(verbs: tuple[str, ...]) -> re.Pattern[str]:
-    """The viewer's token (marked \\x00) followed by a verb, directly or after "and" in the same sentence."""
-    return re.compile(r"(\x00(?:'s)?\s(?:[^.:;]*?\band\s)?)(" + "|".join(verbs) + r")\b")
+@cache
+def _verbs() -> tuple[dict[str, str], re.Pattern[str]]:
+    """Every verb (the common ones and each game's), and the viewer's token (marked \\x00) followed by one of
+    them, directly or after "and" in the same sentence."""
+    from ..catalog import GAMES
+
+    verbs = dict(COMMON_VERBS)
+    for kit in GAMES.values():
+        verbs.update(kit.log_verbs)
+    return verbs, re.compile(r"(\x00(?:'s)?\s(?:[^.:;]*?\band\s)?)(" + "|".join(verbs) + r")\b")
 
 
 def distinct_names(names: list[str]) -> list[str]:
@@ -51,13 +57,12 @@ def distinct_names(names: list[str]) -> list[str]:
     return out
 
 
-def name_seats(text: str, names: list[str], viewer: int | None, *, html: bool = False,
-               verbs: Mapping[str, str] = COMMON_VERBS) -> str:
+def name_seats(text: str, names: list[str], viewer: int | None, *, html: bool = False) -> str:
     """An engine sentence with its {sN} tokens as the players' names, and "you"/"your" (with the verbs agreeing)
     for the viewer's own seat. With `html`, the text is escaped and each name is a <strong> the table styles."""
     out = str(escape(text)) if html else text
     if viewer is not None:
-        pattern = _second_person(tuple(verbs))
+        verbs, pattern = _verbs()
         out = pattern.sub(lambda m: m.group(1) + verbs[m.group(2)], out.replace(f"{{s{viewer}}}", _YOU))
         out = out.replace(_YOU, f"{{s{viewer}}}")
         if out.startswith(f"{{s{viewer}}}"):
@@ -78,10 +83,9 @@ def name_seats(text: str, names: list[str], viewer: int | None, *, html: bool = 
     return _TOKEN.sub(name, out)
 
 
-def format_event(text: str, names: list[str], viewer: int | None,
-                 verbs: Mapping[str, str] = COMMON_VERBS) -> SafeString:
+def format_event(text: str, names: list[str], viewer: int | None) -> SafeString:
     """An engine log sentence as the table's log shows it (escaped HTML)."""
-    return mark_safe(name_seats(text, names, viewer, html=True, verbs=verbs))
+    return mark_safe(name_seats(text, names, viewer, html=True))
 
 
 def handover_events(handovers: tuple[dict[str, object], ...] | list[dict[str, object]]) -> list[tuple[int, str]]:
