@@ -23,6 +23,7 @@ import os
 import random
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,9 @@ PLAYERS = {"gomori": 2, "columbo": 3, "ruhd": 3, "rummy": 2}  # the timed positi
 TABLES = (("gomori", 2), ("columbo", 3), ("columbo", 1), ("ruhd", 2), ("ruhd", 3), ("ruhd", 4), ("rummy", 2))
 NAMES = ["Alice", "Bob <b>&'\"", "Chloé", "Dan"]
 FRAGMENTS = ("players", "status", "error", "board", "hand", "log", "log_entries")
+# An away player's claim deadline: still running (25 s ahead of the run), and passed.
+AWAY_UNTIL = datetime.now(UTC) + timedelta(seconds=25.5)
+AWAY_SINCE = datetime.now(UTC) - timedelta(seconds=1)
 
 
 def setup(root: Path) -> None:
@@ -66,7 +70,7 @@ def meta_for(game: str, players: int, status: str = "active", **extra: Any) -> d
                 "profile_url": f"/u/user{i}/", "is_bot": i == 2, "left": False, "bot_name": "", "clock": None,
                 "clock_text": "",
                 "user_id": i + 1, "open": False,
-                "invite_only": False, "present": True, "claim_in": None, "score": None, "place": None,
+                "invite_only": False, "present": True, "claim_at": None, "score": None, "place": None,
                 "reasons": ["it <scores> 'most'"] if i == 2 else [],
             }
             for i in range(players)
@@ -259,7 +263,7 @@ def pages() -> dict[str, str]:
                     for p, score in zip(meta["players"], result.get("scores") or [], strict=False):
                         p["score"] = score
                 elif seed == 3:
-                    meta["players"][-1].update(present=False, claim_in=25 if fraction < 0.5 else 0)
+                    meta["players"][-1].update(present=False, claim_at=AWAY_UNTIL if fraction < 0.5 else AWAY_SINCE)
                     meta["elapsed"] = 100_000  # Columbo solo: the time bonus is over
                 for viewer in [*range(players), None]:
                     view = page_view(engine.view(state, viewer))

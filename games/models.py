@@ -50,6 +50,9 @@ class Match(models.Model):
     turn_started_at = models.DateTimeField(null=True, blank=True)
     # When a bot seat should next be asked to act; None when no bot is to act.
     bot_due_at = models.DateTimeField(null=True, blank=True)
+    # The seats the game waits on now (none unless in progress), written with every change: the lobby, the header's
+    # "your turn" and the notification sockets read it without loading the game.
+    waiting_on = models.JSONField(default=list, blank=True)
     # {"scores": [...], "winners": [...], "draw": bool, "reason": a games.results.Termination, ...}: read it with
     # games.results.Outcome.of
     result = models.JSONField(null=True, blank=True)
@@ -81,6 +84,8 @@ class Match(models.Model):
     abandon_url: str
     can_cancel: bool
     can_abandon: bool
+    my_turn: bool
+    turn_text: str
 
     class Meta:
         verbose_name_plural = "matches"

@@ -40,6 +40,10 @@ class Outcome:
     loser: int | None = None  # the seat that resigned, left, ran out of time or was suspended
     by: int | None = None  # the seat that aborted or cancelled (None: an administrator)
     left: list[int] = field(default_factory=list)  # seats whose players left (a bot finished for them)
+    # An abort by the server: the seat that never moved, and why it ended ("away": claimed after its absence,
+    # "time": its clock ran out), lichess's rule that such a match counts for nothing.
+    absent: int | None = None
+    why: str = ""
 
     @classmethod
     def of(cls, result: dict[str, Any] | None) -> Outcome | None:
@@ -54,4 +58,6 @@ class Outcome:
             loser=result.get("loser"),
             by=result.get("by"),
             left=[int(s) for s in result.get("left") or []],
+            absent=result.get("absent"),
+            why=str(result.get("why") or ""),
         )

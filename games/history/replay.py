@@ -64,6 +64,13 @@ def state_after(match: Match, moves: Sequence[Move], number: int) -> Any:
     return deque(replay(match.game, match.players, match.seed, match.options, actions), maxlen=1)[0]
 
 
+def states_around(match: Match, moves: Sequence[Move], number: int) -> tuple[Any, Any]:
+    """The match's state before and after its move `number` (before is None for the deal, number 0)."""
+    actions = [(move.seat, move.action) for move in moves[:number]]
+    last_two = deque(replay(match.game, match.players, match.seed, match.options, actions), maxlen=2)
+    return (last_two[0] if number else None), last_two[-1]
+
+
 def replayed_dumps(match: Match) -> list[dict[str, Any]]:
     """engine.dump() of the state after each recorded move, in order (for checks and tests)."""
     engine = get_engine(match.game)

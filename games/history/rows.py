@@ -31,6 +31,7 @@ from accounts.models import User, Viewer
 
 from ..catalog import GAMES
 from ..models import Match, PlayerResult, Seat
+from ..play.wording import describe_result, distinct_names
 from ..web import Link
 from . import queries
 
@@ -65,7 +66,7 @@ class HistoryRow:
     game_name: str
     score_label: str
     draw: bool
-    reason: str
+    result_text: str  # how it ended, in the words of every page (games.play.wording.describe_result)
     duration_text: str
     finished_iso: str
     finished_text: str
@@ -164,7 +165,14 @@ def finished_text(value: dt.datetime) -> str:
     return f"{local.day} {MONTHS_3[local.month].title()} {local.year:04d}, {local.hour:02d}:{local.minute:02d}"
 
 
-def _cells(match: Match, profile: Link) -> list[PlayerCell]:
+def seat_names(match: Match) -> list[str]:
+    """The seats' names as the table and its log give them: distinct (two bots of one level are "Regular" and
+    "Regular 2"), "Seat n" for a seat nobody held."""
+    names = distinct_names([seat.user.name if seat.user else "" for seat in match.seat_list])
+    return [name or f"Seat {index + 1}" for index, name in enumerate(names)]
+
+
+def _cells(match: Match, names: list[str], profile: Link) -> list[PlayerCell]:
     result = match.result or {}
     winners, left = result.get("winners", []), result.get("left", [])
     cells = []
@@ -172,7 +180,7 @@ def _cells(match: Match, profile: Link) -> list[PlayerCell]:
         user = seat.user
         cell = PlayerCell(label=f"Seat {seat.index + 1}", winner=seat.index in winners, score=seat.final_score)
         if user is not None:
-            cell.label, cell.avatar_url, cell.profile_url = user.name, user.avatar_url, profile(user.username)
+            cell.label, cell.avatar_url, cell.profile_url = names[seat.index], user.avatar_url, profile(user.username)
             cell.is_bot, cell.left = user.is_bot, seat.index in left
         cells.append(cell)
     return cells
@@ -184,15 +192,15 @@ def _rows(matches: list[Match], subject: User | None) -> list[HistoryRow]:
     for match in matches:
         seats = match.seat_list
         result = match.result or {}
-        names = {seat.index: seat.user.name if seat.user else f"Seat {seat.index + 1}" for seat in seats}
-        winners = [names.get(i, f"Seat {i + 1}") for i in result.get("winners", [])]
+        names = seat_names(match)
+        winners = [names[i] if i < len(names) else f"Seat {i + 1}" for i in result.get("winners", [])]
         mine = next((s for s in seats if subject is not None and s.user_id == subject.pk), None)
         info = GAMES[match.game]
         duration = match.finished_at - match.started_at if match.started_at and match.finished_at else None
         rows.append(HistoryRow(
             match, seats, seat_outcome(match, mine.index) if mine else "", winners,
-            players=_cells(match, profile), game_name=info.name, score_label=info.score_label,
-            draw=bool(result.get("draw")), reason=str(result.get("reason", "")),
+            players=_cells(match, names, profile), game_name=info.name, score_label=info.score_label,
+            draw=bool(result.get("draw")), result_text=describe_result(match.result, names, None, brief=True),
             duration_text=format_duration(duration),
             finished_iso=timezone.localtime(match.finished_at).isoformat() if match.finished_at else "",
             finished_text=finished_text(match.finished_at) if match.finished_at else "",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET
 
 from accounts.models import User, Viewer
 
-from ..catalog import GAMES
+from ..catalog import GAMES, kit
 from ..engines import get_engine
 from ..jinja import render_block
 from ..models import Match, Move, Seat
@@ -24,7 +24,7 @@ from ..play.page import page_fragments, render_fragment, table_context
 from ..play.presence import presence_of
 from ..play.snapshot import NOTES_KEPT
 from ..play.store import snapshot_of
-from ..play.wording import describe_result
+from ..play.wording import describe_result, format_event
 from ..web import HtmxRequest
 from . import queries, replay, rows
 from .forms import HistoryFilterForm
@@ -125,6 +125,17 @@ def _viewer_seat(seats: list[Seat], user: Viewer) -> Seat | None:
     return next((s for s in seats if s.user_id == user.pk and not (s.user and s.user.is_bot)), None)
 
 
+def _what_was_done(game: str, engine: Any, before: Any, after: Any, names: list[str]) -> list[SafeString]:
+    """What the step's move did, as the public log says it (in words: its kit's places and tiles), the actor
+    named: the entries the move added."""
+    if before is None:
+        return []
+    seen = len(engine.view(before, None).get("log") or [])
+    view = engine.view(after, None)
+    words = kit(game).words
+    return [format_event(words(entry.get("text", ""), view), names, None) for entry in (view.get("log") or [])[seen:]]
+
+
 @require_GET
 def replay_page(request: HtmxRequest, match_id: int) -> HttpResponse:
     """Step through a match move by move, the table drawn from the engine replayed to that move.
@@ -147,7 +158,10 @@ def replay_page(request: HtmxRequest, match_id: int) -> HttpResponse:
     notes = tuple((move.seat, move.note) for move in moves[:number])[-NOTES_KEPT:]
     # Who is at the table matters only while it is played (the away badges); a finished match has no presence.
     presence = presence_of(match.pk) if match.status == Match.Status.ACTIVE else {}
-    meta = table_meta(snapshot_of(match, seats, notes), presence)
+    snap = snapshot_of(match, seats, notes)
+    if number < total:  # the result (and the log's closing line) belongs to the last step only
+        snap = replace(snap, result=None)
+    meta = table_meta(snap, presence)
     names = meta.names
 
     own = _viewer_seat(seats, request.user)
@@ -166,7 +180,7 @@ def replay_page(request: HtmxRequest, match_id: int) -> HttpResponse:
         seats_shown = [own.index if own is not None else None]
 
     engine = get_engine(match.game)
-    state = replay.state_after(match, moves, number)
+    before, state = replay.states_around(match, moves, number)
     public = _replay_context(meta, engine.view(state, None), None)
     contexts = {seat: public if seat is None else _replay_context(meta, engine.view(state, seat), seat)
                 for seat in seats_shown}
@@ -195,6 +209,8 @@ def replay_page(request: HtmxRequest, match_id: int) -> HttpResponse:
         "next": min(total, number + 1),
         "last_move": last,
         "last_name": names[last.seat] if last is not None and last.seat < len(names) else "",
+        "last_did": _what_was_done(match.game, engine, before, state, names),
+        "last_note": kit(match.game).words(last.note, engine.view(state, None)) if last is not None else "",
         "finished": finished,
         "outcome": describe_result(meta.result, names, None) if finished and number == total and meta.result else "",
         "perspectives": perspectives,

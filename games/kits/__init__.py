@@ -55,6 +55,10 @@ def _unchanged(action: Action, context: ActionContext) -> Action:
     return action
 
 
+def _as_written(text: str, view: View | None) -> str:
+    return text
+
+
 @dataclass(frozen=True)
 class Kit:
     """One game, as the site plays, shows, measures and explains it."""
@@ -87,6 +91,9 @@ class Kit:
     # The game's own verbs in its log's sentences ("{s0} slaps"), and how they read said to that seat ("you slap");
     # the common ones are games.play.wording.COMMON_VERBS.
     log_verbs: Mapping[str, str] = field(default_factory=dict)
+    # An engine sentence (a log entry, a bot's reason) with its notation as a person finds it on the board drawn
+    # from this view: "[1, 0]" as "row 2, column 1", a Ruhd tile id by its sides.
+    words: Callable[[str, View | None], str] = _as_written
 
     @property
     def name(self) -> str:
@@ -118,6 +125,7 @@ class Kit:
         return bool(getattr(self.presenter, "BOARD_IS_PUBLIC", False))
 
     def keep_ui(self, view: View, seat: int | None, ui: dict[str, Any]) -> dict[str, Any]:
-        """What a socket's selection keeps after an update (a presenter without keep_ui keeps all of it)."""
+        """What a socket's selection keeps after an update: what still makes sense in the new view (a presenter's
+        clean_ui: a card played, or no longer playable, is no longer selected), or the presenter's own keep_ui."""
         keep = getattr(self.presenter, "keep_ui", None)
-        return keep(view, seat, ui) if keep is not None else ui
+        return keep(view, seat, ui) if keep is not None else self.presenter.clean_ui(view, seat, ui)

@@ -6,9 +6,9 @@ from functools import cache
 from typing import Any
 
 from ..bots import gomori as bots
-from ..engines.base import card_name
+from ..engines.base import View, card_name
 from ..engines.gomori import ENGINE as GOMORI
-from ..presenters import card
+from ..presenters import card, cell_words
 from ..presenters import gomori as gomori_table
 from ..rulebook.examples import Cell, without_controls
 from . import Kit
@@ -93,6 +93,13 @@ def _examples() -> dict[str, Any]:
             "king": king}
 
 
+def _words(text: str, view: View | None) -> str:
+    """Cells as the field labels them now: its rows and columns count from the playable window's top left."""
+    playable = (view or {}).get("playable")
+    origin = (playable["rows"][0], playable["cols"][0]) if playable else (0, 0)
+    return cell_words(text.replace("turning [", "turning the card at ["), origin)
+
+
 KIT = Kit(
     slug="gomori",
     blurb="Black against red on a loose 4x4 field: stack, flip with face cards and gather lines of one suit.",
@@ -104,4 +111,5 @@ KIT = Kit(
     level_blurbs=bots.LEVEL_BLURBS,
     rules_examples=_examples,
     log_verbs={"gathers": "gather"},
+    words=_words,
 )

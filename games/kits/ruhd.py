@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
 from ..bots import ruhd as bots
+from ..engines.base import View
 from ..engines.ruhd import ENGINE as RUHD
 from ..engines.ruhd import FACING as RUHD_FACING
 from ..engines.ruhd import TILE_INDEX as RUHD_TILE_INDEX
+from ..engines.ruhd import TILES as RUHD_TILES
 from ..engines.ruhd import side_code
+from ..presenters import cell_words
 from ..presenters import ruhd as ruhd_table
 from ..ratings.facts import Figure, MatchFacts, MatchRecord, MoveLoader
 from ..rulebook.examples import current_figure, without_controls
@@ -97,6 +101,30 @@ def _best_placements(match: MatchRecord, facts: MatchFacts, moves: MoveLoader) -
                          BEST_PLACEMENT.best(facts.extras.get(seat, {}).get(BEST_PLACEMENT.key), gained))
 
 
+_TILE = re.compile(r"\bT(\d\d)\b")
+_ROTATION = re.compile(r" at rotation ([0-3])\b")
+_TURNS = {"0": "", "1": " turned a quarter clockwise", "2": " turned upside down",
+          "3": " turned a quarter anticlockwise"}
+
+
+def _tile_words(found: re.Match[str]) -> str:
+    sides = RUHD_TILES.get(found.group(0))
+    if sides is None:
+        return found.group(0)
+    return "the " + "–".join(f"{ruhd_table.COLOURS[s[0]]} {s[1:]}" for s in sides) + " tile"
+
+
+def _words(text: str, view: View | None) -> str:
+    """Tiles by their sides (up, right, down, left as printed), cells as the board labels them now (its grid counts
+    from one cell around the tiles, none once the game is over), and a rotation in words."""
+    board = (view or {}).get("board") or []
+    margin = 0 if (view or {}).get("phase") == "over" else 1
+    rows = [entry["at"][0] for entry in board] or [0]
+    cols = [entry["at"][1] for entry in board] or [0]
+    text = _ROTATION.sub(lambda m: _TURNS[m.group(1)], text)
+    return cell_words(_TILE.sub(_tile_words, text), (min(rows) - margin, min(cols) - margin))
+
+
 KIT = Kit(
     slug="ruhd",
     blurb="Lay square tiles from a shared open hand and score where colours and numbers meet.",
@@ -112,4 +140,5 @@ KIT = Kit(
     stats_needs_moves=True,
     rules_examples=_examples,
     log_verbs={"places": "place", "covers": "cover"},
+    words=_words,
 )

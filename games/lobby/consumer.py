@@ -16,12 +16,17 @@ from accounts.sessions import SessionBound
 
 from ..play.news import LOBBY_GROUP
 from . import page
+from .queries import waiting_for
 
 
 class NotifyConsumer(SessionBound):
     async def connect(self) -> None:
         await self.join_user_group()
-        self.lobby = parse_qs(self.scope.get("query_string", b"").decode("latin-1")).get("lobby") == ["1"]
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        self.lobby = query.get("lobby") == ["1"]
+        # The match page this socket is on, if any: its own turn is said by its table, not by the header.
+        here = (query.get("here") or [""])[0]
+        self.here = int(here) if here.isdigit() and len(here) < 10 else None
         if self.lobby:
             await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         self.pending: asyncio.Task[None] | None = None
@@ -38,10 +43,13 @@ class NotifyConsumer(SessionBound):
     async def notify_html(self, event: dict[str, Any]) -> None:
         await self.send(text_data=event["html"])
 
-    async def turn_cue(self, event: dict[str, Any]) -> None:
-        """It became this person's turn in a match they are not looking at (games.play.news)."""
-        await self.send(text_data=render_to_string("games/_turn_cue.html", event))
-        if self.lobby:  # their list of matches says whose turn it is
+    async def turns_changed(self, event: dict[str, Any]) -> None:
+        """A match became this person's turn, or stopped being it (games.play.news): the header's "your turn"
+        is drawn again from the matches waiting on them, and the lobby's list says whose turn it is."""
+        user = self.scope.get("user")
+        waiting = await database_sync_to_async(waiting_for)(user, besides=self.here)
+        await self.send(text_data=render_to_string("games/_turn_cue.html", {"waiting": waiting}))
+        if self.lobby:
             await self.lobby_changed(event)
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:

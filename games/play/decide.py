@@ -155,7 +155,7 @@ def decide_claim(
     bot: Player | None = None,
 ) -> Change:
     """When a seated person has been away 60 s while the game waits on them: claim the win, or (with `bot`)
-    hand their seat to that bot."""
+    hand their seat to that bot. Away before their first move, the match is aborted instead."""
     if snap.status != Status.ACTIVE:
         raise ServiceError("This match is not in progress.")
     claimant = snap.seat_of(user_id)
@@ -169,6 +169,9 @@ def decide_claim(
     remaining = away_seconds_left(presence.get(absent_seat), snap.turn_started_at)
     if remaining > 0:
         raise ServiceError(f"{absent.player.name} may still come back: you can claim in {remaining} s.")
+    if absent_seat not in snap.moved:  # lichess's rule: a player who never moved loses nothing, nor does anyone
+        after = closed(snap, reason=Termination.ABORTED, by=None, why="away", absent=absent_seat)
+        return Change(snap, after, state=state)
     if bot is None:
         return end_with_loser(snap, absent_seat, reason=Termination.ABANDON, state=state)
     return Change(snap, hand_to_bot(snap, state, absent_seat, bot, why="away"), state=state, seats_changed=True)
@@ -176,7 +179,8 @@ def decide_claim(
 
 def decide_timeout(snap: Snapshot, state: State, *, bot: Player | None, now: datetime | None = None) -> Change | None:
     """A person whose time ran out: in a game of two (or solo) they lose; with more, a bot takes their seat
-    (on the record, and a loss for them as when a player leaves). None if nobody's time is out."""
+    (on the record, and a loss for them as when a player leaves). Out of time before their first move, the match
+    is aborted instead (it counts for nobody). None if nobody's time is out."""
     now = now or timezone.now()
     if snap.clock_due_at is None or snap.clock_due_at > now or snap.status != Status.ACTIVE or state is None:
         return None
@@ -185,6 +189,10 @@ def decide_timeout(snap: Snapshot, state: State, *, bot: Player | None, now: dat
     if not out:
         return None
     snap = replace(snap, clock_left=[round(x, 3) for x in left], turn_started_at=now)
+    never_moved = [i for i in out if i not in snap.moved]
+    if never_moved:  # lichess's rule: time out before a first move aborts the match, unrated
+        return Change(snap, closed(snap, reason=Termination.ABORTED, by=None, why="time", absent=never_moved[0]),
+                      state=state)
     persons = [s for s in snap.seats if s.is_person]
     if snap.players <= 2 or bot is None or len(persons) <= 1:
         change = end_with_loser(snap, out[0], reason=Termination.TIME, state=state)

@@ -20,7 +20,7 @@ from ..catalog import GAMES
 from .clock import clock_now
 from .decide import abort_allowed
 from .seating import may_cancel
-from .snapshot import AWAY, Presence, Snapshot, State, Status, away_seconds_left, state_of
+from .snapshot import AWAY, Presence, Snapshot, State, Status, claim_deadline, state_of
 from .wording import distinct_names
 
 FRAGMENTS = ("players", "status", "board", "hand", "log", "error")
@@ -49,7 +49,7 @@ class PlayerLine:
     open: bool  # nobody holds the seat yet
     invite_only: bool
     present: bool
-    claim_in: int | None  # seconds before a person away on their turn may be claimed
+    claim_at: datetime | None  # when a person who is away may be claimed (None while present, or a bot)
     clock: float | None
     clock_text: str
     score: int | None  # the final score, once the match is over
@@ -65,7 +65,7 @@ class TableMeta:
     status: str = field(metadata=redraws("players", "status", "board", "hand"))
     version: int = field(metadata=redraws("board", "hand"))
     players: tuple[PlayerLine, ...] = field(metadata=redraws("players"))
-    result: dict[str, Any] | None = field(metadata=redraws("status"))
+    result: dict[str, Any] | None = field(metadata=redraws("status", "log"))  # the log's closing line
     is_public: bool = field(metadata=redraws())
     rated: bool = field(metadata=redraws())
     rematch_votes: tuple[int, ...] = field(metadata=redraws("status"))
@@ -148,8 +148,8 @@ def table_meta(snap: Snapshot, presence: dict[int, Presence], watchers: int = 0,
             user_id=player.user_id if player else None,
             open=player is None,
             invite_only=seat.invite_only,
-            present=bool(player and (seat.is_bot or (presence.get(seat.index) or AWAY).present)),
-            claim_in=(away_seconds_left(presence.get(seat.index), snap.turn_started_at, now)
+            present=bool(player and (seat.is_bot or (presence.get(seat.index) or AWAY).is_present(now))),
+            claim_at=(claim_deadline(presence.get(seat.index) or AWAY, snap.turn_started_at, now)
                       if seat.is_person else None),
             clock=round(clocks[seat.index], 1) if seat.index < len(clocks) else None,
             clock_text=clock_text(clocks[seat.index]) if seat.index < len(clocks) else "",

@@ -14,11 +14,9 @@ import orjson
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
-from django.urls import reverse
 
 from accounts.sessions import user_group
 
-from ..catalog import GAMES
 from ..models import Match
 from .snapshot import Player, Snapshot, State, Status, must_act_of
 
@@ -37,17 +35,14 @@ def changed_message(snap: Snapshot) -> dict[str, Any]:
     return {"type": "match.changed", "id": snap.id, "version": snap.version, "data": snap.to_json().decode()}
 
 
-def turn_cues(snap: Snapshot, before: set[int], after: set[int], at_table: frozenset[int] = frozenset(),
-              ) -> list[tuple[str, dict[str, Any]]]:
-    """The "your turn" cues of a change: to each person whose turn it has just become, unless they are at the
-    table already (the table says it)."""
+def turn_cues(snap: Snapshot, before: set[int], after: set[int]) -> list[tuple[str, dict[str, Any]]]:
+    """The "your turn" news of a change: to each person whose turn it has just become, or has just stopped being
+    (they moved, or the match ended), so that every page of theirs redraws its "your turn"."""
     cues = []
-    for index in sorted(after - before - at_table):
+    for index in sorted(after ^ before):
         seat = snap.seat(index)
         if seat is not None and seat.player is not None and not seat.is_bot:
-            cues.append((user_group(seat.player.user_id), {
-                "type": "turn.cue", "match": snap.id, "url": reverse("match", args=[snap.id]),
-                "game": GAMES[snap.game].name}))
+            cues.append((user_group(seat.player.user_id), {"type": "turns.changed", "match": snap.id}))
     return cues
 
 
@@ -67,11 +62,11 @@ def publish(snap: Snapshot, before: Snapshot | None = None) -> None:
 
 
 async def announce(snap: Snapshot, state: State | None, before: Snapshot, before_state: State | None, *,
-                   at_table: frozenset[int], alone: bool) -> None:
+                   alone: bool) -> None:
     """A live match's change, from the process that wrote it: the cues, the other processes' copies (none to
     tell when this process is alone: the in-memory layer), and the lobby when seats or status changed."""
     layer = get_channel_layer()
-    for group, message in turn_cues(snap, must_act_of(before, before_state), must_act_of(snap, state), at_table):
+    for group, message in turn_cues(snap, must_act_of(before, before_state), must_act_of(snap, state)):
         with contextlib.suppress(Exception):  # a cue is a courtesy: its loss costs nothing
             await layer.group_send(group, message)
     try:

@@ -145,8 +145,7 @@ class LiveMatch:
         self.state = state if state is not None else state_of(snap)
         self.schedule_bot()
         if publish:
-            at_table = frozenset(socket.seat for socket in self.sockets if socket.seat is not None)
-            await announce(snap, self.state, old, old_state, at_table=at_table, alone=self.hub.alone)
+            await announce(snap, self.state, old, old_state, alone=self.hub.alone)
         await self.show_all()
 
     async def show_all(self) -> None:
@@ -187,11 +186,10 @@ class LiveMatch:
     # -- presence --------------------------------------------------------------------------
 
     async def arrive(self, socket: Viewer) -> None:
-        """A seat's socket is about to open: its presence is recorded (and shown to the others) first, so
-        whoever connects next sees it."""
+        """A socket is about to open: its presence is recorded (a seat's, or a spectator's in the count of those
+        watching) and shown to the others first, so whoever connects next sees it."""
         await database_sync_to_async(presence_open)(match_id=self.id, seat=socket.seat, socket=socket.channel_name)
-        if socket.seat is not None:  # spectators are counted at the next heartbeat, not announced one by one
-            await self.refresh_presence()
+        await self.refresh_presence()
 
     def attach(self, socket: Viewer) -> None:
         """The socket is open: it is shown every change from now on."""
@@ -204,8 +202,7 @@ class LiveMatch:
     async def detach(self, socket: Viewer) -> None:
         self.sockets.discard(socket)
         await database_sync_to_async(presence_close)(match_id=self.id, seat=socket.seat, socket=socket.channel_name)
-        if socket.seat is not None:
-            await self.refresh_presence()
+        await self.refresh_presence()
         await self.hub.drop(self)
 
     async def refresh_presence(self, publish: bool = True) -> None:
@@ -264,3 +261,4 @@ class LiveMatch:
             self.bot_timer = None
         if self.heartbeat is not None:
             self.heartbeat.cancel()
+

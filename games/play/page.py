@@ -8,9 +8,11 @@ have in common (RenderCache): the meta, each seat's view, and fragments drawn fo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from ..catalog import kit
@@ -19,7 +21,7 @@ from ..jinja import render_block
 from ..presenters import Timing
 from .meta import FRAGMENTS, TableMeta, table_meta
 from .snapshot import Presence, Snapshot, State, Status, engine_of
-from .wording import describe_result, format_event, handover_events
+from .wording import closing_line, describe_result, format_event, handover_events
 
 FRAGMENTS_TEMPLATE = "games/fragments.html"  # Jinja2, under templates/jinja2/: a block per fragment
 LOG_TAIL = 60
@@ -45,12 +47,18 @@ def log_count(view: View | None) -> int:
 
 def log_entries(
     entries: list[dict[str, Any]], start: int, total: int, names: list[str], seat: int | None,
-    handovers: tuple[dict[str, Any], ...], events_from: int = 0,
+    handovers: tuple[dict[str, Any], ...], words: Callable[[str], str], closing: str | None = None,
+    events_from: int = 0,
 ) -> list[dict[str, Any]]:
-    """Engine log entries numbered from `start`, newest first, with each seat named as who played it then:
-    a seat handed to a bot is the bot's in the entries of its moves, and the handover is a line of its own."""
-    if not handovers:
-        return [{"text": format_event(e.get("text", ""), names, seat), "seat": e.get("seat")}
+    """Engine log entries numbered from `start`, newest first, in words (the game's kit: places and tiles as the
+    board shows them), with each seat named as who played it then: a seat handed to a bot is the bot's in the
+    entries of its moves. The record's own lines join them: each handover, and the closing line of a match that
+    ended otherwise than its game says (games.play.wording.closing_line)."""
+    events = handover_events(handovers)
+    if closing is not None:
+        events.append((total, closing))
+    if not events:
+        return [{"text": format_event(words(e.get("text", "")), names, seat), "seat": e.get("seat")}
                 for e in reversed(entries)]
     lines: list[tuple[int, int, dict[str, Any]]] = []
     for offset, entry in enumerate(entries):
@@ -59,9 +67,9 @@ def log_entries(
         for h in handovers:
             if h["log"] <= number < h.get("until_log", total + 1) and h["seat"] < len(named):
                 named[h["seat"]] = h["bot"]
-        lines.append((number, 1, {"text": format_event(entry.get("text", ""), named, seat),
+        lines.append((number, 1, {"text": format_event(words(entry.get("text", "")), named, seat),
                                   "seat": entry.get("seat")}))
-    for number, text in handover_events(handovers):
+    for number, text in events:
         if events_from <= number <= total:
             lines.append((number, 0, {"text": format_event(text, names, seat), "seat": None}))
     return [line for _, _, line in sorted(lines, key=lambda item: (item[0], item[1]), reverse=True)]
@@ -102,6 +110,7 @@ def table_context(
         skip = max(0, log_from - first)
         # Only new entries (log_from): a handover line before them was sent with the entries before it.
         context["log"] = log_entries(log[skip:], first + skip, log_count(view), names, seat, meta.handovers,
+                                     lambda text: game.words(text, view), closing_line(meta.result, len(names)),
                                      events_from=first + skip + (1 if log_from else 0))
         must_act = view.get("must_act", [])
         context["my_turn"] = seat is not None and seat in must_act
@@ -111,6 +120,13 @@ def table_context(
         context["table"] = game.presenter.present(view, seat, ui or {}, names, timing)
         context["away"] = [p for p in meta.players
                            if not p.present and not p.is_bot and not p.open and p.index in must_act and p.index != seat]
+        # Whole seconds to each one's claim deadline (the meta's claim_at, which the claim is decided on), as the
+        # table starts counting down from; not what the status is drawn from, so a redraw never moves the deadline.
+        now = timezone.now()
+        context["claim_in"] = {p.index: max(0, math.ceil((p.claim_at - now).total_seconds())) if p.claim_at else 0
+                               for p in context["away"]}
+    # A bots' match's reasons, in words as its log.
+    context["reasons"] = {p.index: [game.words(reason, view) for reason in p.reasons] for p in meta.players}
     context["rematch_offerers"] = [names[i] for i in meta.rematch_votes if i != seat and i < len(names)]
     if meta.result:
         context["outcome"] = describe_result(meta.result, names, seat)

@@ -9,9 +9,7 @@ from django.utils import timezone
 
 from .. import models
 from ..models import Seat
-from .snapshot import Presence
-
-PRESENCE_STALE_SECONDS = 45  # a socket without a heartbeat for this long is gone
+from .snapshot import PRESENCE_STALE_SECONDS, Presence
 
 
 def presence_of(match_id: int) -> dict[int, Presence]:
@@ -32,10 +30,7 @@ def attendance(match_id: int) -> tuple[dict[int, Presence], int]:
             seen.setdefault(seat, []).append(last_seen)
     out = {}
     for seat, left, joined in Seat.objects.filter(match_id=match_id).values_list("index", "last_seen", "joined_at"):
-        times = seen.get(seat, [])
-        present = any(t > fresh_after for t in times)
-        away_since = max((t for t in (*times, left or joined) if t is not None), default=None)
-        out[seat] = Presence(present, None if present else away_since)
+        out[seat] = Presence(heartbeat=max(seen.get(seat, []), default=None), left_at=left or joined)
     return out, watchers
 
 

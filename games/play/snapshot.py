@@ -7,8 +7,9 @@ snapshot from the database.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -218,29 +219,55 @@ class Change:
 # ---------------------------------------------------------------------------------------------
 # Presence, as the deciders and pages are given it (games.play.presence reads it)
 
+# A socket counts for its seat while its heartbeat (every 15 s) is this recent: a process that died leaves rows
+# behind that stop counting by themselves.
+PRESENCE_STALE_SECONDS = 45
+
 
 @dataclass(frozen=True)
 class Presence:
-    """A seat's presence, read from the Presence table: sockets whose heartbeat is recent."""
+    """A seat's sockets as the Presence table says: the freshest heartbeat of its open sockets (None: none open),
+    and when its last socket closed (or its player sat down). Whether the seat is present, and since when it is
+    away, follow from these and the time: a heartbeat grows stale with nobody telling."""
 
-    present: bool
-    away_since: datetime | None  # the last sign of life of an absent seat
+    heartbeat: datetime | None
+    left_at: datetime | None
+
+    def is_present(self, now: datetime) -> bool:
+        return self.heartbeat is not None and self.heartbeat > now - timedelta(seconds=PRESENCE_STALE_SECONDS)
+
+    @property
+    def present(self) -> bool:
+        return self.is_present(timezone.now())
+
+    @property
+    def last_seen(self) -> datetime | None:
+        """The seat's last sign of life."""
+        return max((t for t in (self.heartbeat, self.left_at) if t is not None), default=None)
 
 
-AWAY = Presence(False, None)
+AWAY = Presence(None, None)
+
+
+def claim_deadline(presence: Presence | None, waiting_since: datetime | None, now: datetime) -> datetime | None:
+    """When an absent player's seat may be claimed: the full wait after the later of their last sign of life and
+    `waiting_since` (the match's turn_started_at), so a player who left during the opponent's long turn still gets
+    the whole wait once it is their turn. None while they are present (or nothing is known of them). The one
+    deadline the claim is decided on, the table counts down to and the buttons open at."""
+    if presence is None or presence.is_present(now):
+        return None
+    since = max((t for t in (presence.last_seen, waiting_since) if t is not None), default=None)
+    if since is None:
+        return now
+    return since + timedelta(seconds=settings.GAMES_ABANDON_SECONDS)
 
 
 def away_seconds_left(presence: Presence | None, waiting_since: datetime | None, now: datetime | None = None) -> int:
-    """Seconds before an absent player's seat may be claimed; 0 once it may; the full wait if present.
-
-    The clock runs while the player is away *and* the game waits on them: from the later of their last
-    sign of life and waiting_since (the match's turn_started_at), so a player who left during the
-    opponent's long turn still gets the full wait once it is their turn."""
-    wait: int = settings.GAMES_ABANDON_SECONDS
-    if presence is None or presence.present:
+    """Whole seconds before an absent player's seat may be claimed (rounded up); 0 once it may; the full wait if
+    they are present."""
+    now = now or timezone.now()
+    deadline = claim_deadline(presence, waiting_since, now)
+    if deadline is None:
+        wait: int = settings.GAMES_ABANDON_SECONDS
         return wait
-    since = max((t for t in (presence.away_since, waiting_since) if t is not None), default=None)
-    if since is None:
-        return 0
-    elapsed = ((now or timezone.now()) - since).total_seconds()
-    return max(0, int(wait - elapsed + 0.999))
+    return max(0, math.ceil((deadline - now).total_seconds()))

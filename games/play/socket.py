@@ -136,8 +136,8 @@ class MatchConsumer(ChatSocket, SessionBound):
     async def ended(self) -> None:
         await self.leave()
 
-    async def turn_cue(self, event: dict[str, Any]) -> None:
-        """A cue for this person's notification socket (it shares their group): a table has its own news."""
+    async def turns_changed(self, event: dict[str, Any]) -> None:
+        """News for this person's notification socket (it shares their group): a table has its own news."""
 
     async def notify_html(self, event: dict[str, Any]) -> None:
         """Likewise: for the notification socket only."""
@@ -269,8 +269,9 @@ class MatchConsumer(ChatSocket, SessionBound):
         self, live: LiveMatch, cache: RenderCache, full: bool = False, error: str = "", extra: str = "",
     ) -> None:
         """The page after a change of the match (or all of it, on connect and when a move came too late)."""
-        if full:
-            self.page.reset()
+        if full or live.snap.status != Status.ACTIVE:  # a selection ends with the match, and a page drawn anew
+            if full:
+                self.page.reset()
             self.ui = {}
         else:
             # A presenter may carry part of the selection into the new view (Columbo: its switches and flashes).

@@ -21,7 +21,7 @@ from django.utils import timezone
 from ..models import Match, Move, Seat
 from ..ratings import stats
 from .seating import start_if_full
-from .snapshot import NOTES_KEPT, Change, Player, SeatInfo, Snapshot, Status
+from .snapshot import NOTES_KEPT, Change, Player, SeatInfo, Snapshot, State, Status, must_act_of
 
 log = logging.getLogger(__name__)
 
@@ -91,10 +91,19 @@ def _is_plain_move(change: Change) -> bool:
 # conversion: building the ORM's UPDATE and INSERT cost several times the writes themselves (commit() of a
 # batch of 10 Gomori moves on SQLite: 1.35 ms a move through the ORM, 0.15 ms so).
 _MOVE_COLUMNS = ("version", "move_count", "state", "turn_started_at", "bot_due_at", "rematch_votes", "clock_left",
-                 "clock_due_at", "updated_at")
+                 "clock_due_at", "waiting_on", "updated_at")
 
 
-_JSON_COLUMNS = frozenset({"state", "rematch_votes", "clock_left"})
+_JSON_COLUMNS = frozenset({"state", "rematch_votes", "clock_left", "waiting_on"})
+
+
+def waiting_on(snap: Snapshot, state: State | None) -> list[int]:
+    """The seats the game waits on after a change (Match.waiting_on): none unless it is in progress."""
+    return sorted(must_act_of(snap, state))
+
+
+def _column(change: Change, name: str) -> Any:
+    return waiting_on(change.after, change.state) if name == "waiting_on" else getattr(change.after, name)
 
 
 def _json_text(value: Any) -> str:
@@ -125,8 +134,8 @@ def _write_moves(changes: list[Change], now: datetime) -> None:
     with connection.cursor() as cursor:
         for change in changes:
             after = change.after
-            values = [_json_param(getattr(after, name)) if name in _JSON_COLUMNS
-                      else match_fields[name].get_db_prep_save(getattr(after, name), connection)
+            values = [_json_param(_column(change, name)) if name in _JSON_COLUMNS
+                      else match_fields[name].get_db_prep_save(_column(change, name), connection)
                       for name in _MOVE_COLUMNS[:-1]]
             cursor.execute(update, [*values, stamp, after.id, change.before.version])
             change.written = cursor.rowcount == 1
@@ -142,6 +151,7 @@ def write(change: Change, now: datetime) -> bool:
     if change.make_rematch:
         after = change.after = replace(after, rematch_id=create_rematch(change.before).pk)
     values = {name: getattr(after, name) for name in ROW_FIELDS}
+    values["waiting_on"] = waiting_on(after, change.state)
     if not Match.objects.filter(pk=after.id, version=change.before.version).update(**values, updated_at=now):
         if change.make_rematch:
             raise _FenceFailed  # undo the rematch made above (the savepoint rolls back)
@@ -183,8 +193,9 @@ def deal(match_id: int) -> None:
     """Start a match created with every seat filled (its first state, version 0)."""
     snap = load(match_id)
     assert snap is not None
-    started, _ = start_if_full(snap, timezone.now())
+    started, state = start_if_full(snap, timezone.now())
     if started is not snap:
-        Match.objects.filter(pk=match_id).update(**{name: getattr(started, name) for name in ROW_FIELDS})
+        Match.objects.filter(pk=match_id).update(**{name: getattr(started, name) for name in ROW_FIELDS},
+                                                 waiting_on=waiting_on(started, state))
 
 

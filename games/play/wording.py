@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import cache
+from typing import Any
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -32,13 +33,14 @@ _YOU = "\x00"
 @cache
 def _verbs() -> tuple[dict[str, str], re.Pattern[str]]:
     """Every verb (the common ones and each game's), and the viewer's token (marked \\x00) followed by one of
-    them, directly or after "and" in the same sentence."""
+    them, directly or after "and" in the same sentence ("You played the K♣: turned the 5♥ face-down, and play
+    again": a colon does not end the sentence, a full stop or a semicolon does)."""
     from ..catalog import GAMES
 
     verbs = dict(COMMON_VERBS)
     for kit in GAMES.values():
         verbs.update(kit.log_verbs)
-    return verbs, re.compile(r"(\x00(?:'s)?\s(?:[^.:;]*?\band\s)?)(" + "|".join(verbs) + r")\b")
+    return verbs, re.compile(r"(\x00(?:'s)?\s(?:[^.;]*?\band\s)?)(" + "|".join(verbs) + r")\b")
 
 
 def distinct_names(names: list[str]) -> list[str]:
@@ -100,34 +102,58 @@ def handover_events(handovers: tuple[dict[str, object], ...] | list[dict[str, ob
     return events
 
 
-def describe_result(result: dict[str, object] | None, names: list[str], seat: int | None) -> str:
-    """The result in a sentence, for this viewer ("You won!"); names are the seats' players."""
-    outcome = Outcome.of(result)
-    if outcome is None:
-        return ""
+def _tokens(outcome: Outcome, players: int, *, brief: bool = False) -> str:
+    """A result as a sentence with the seats as {sN} tokens: who won and who ended it (resigned, left, ran out of
+    time), whoever reads it. `brief` leaves out why a player who left loses (the history's rows)."""
     end, by, loser = outcome.termination, outcome.by, outcome.loser
     if end == Termination.CANCELLED:
         return "The match was cancelled before it started."
     if end == Termination.ABORTED:
+        if outcome.why and outcome.absent is not None:
+            what = "ran out of time" if outcome.why == "time" else "left"
+            return (f"{{s{outcome.absent}}} {what} before their first move: the match is aborted and counts for "
+                    "nothing.")
         if by is None:
             return "An administrator aborted the match: it counts for nothing."
-        who = "you" if by == seat else names[by]
-        return f"The match was aborted by {who} before everyone had moved: it counts for nothing."
-    if len(names) == 1 and outcome.scores and end == Termination.NORMAL:
-        return f"{'Your' if seat == 0 else names[0] + '’s'} solo score: {outcome.scores[0]:,}."
+        return f"The match was aborted by {{s{by}}} before everyone had moved: it counts for nothing."
+    if players == 1 and outcome.scores and end == Termination.NORMAL:
+        return f"{{s0}}'s solo score: {outcome.scores[0]:,}."
     winners = outcome.winners
     if outcome.draw:
         text = "A draw."
-    elif seat is not None and seat in winners:
-        text = "You won!" if len(winners) == 1 else "You share the win."
     elif not winners:
-        text = "Nobody wins."
+        text = "Nobody won."
+    elif len(winners) == 1:
+        text = f"{{s{winners[0]}}} won."
     else:
-        text = " and ".join(names[i] for i in winners) + (" wins." if len(winners) == 1 else " share the win.")
-    why = {Termination.RESIGN: "resigned", Termination.ABANDON: "left the match", Termination.TIME: "ran out of time"}
+        text = " and ".join(f"{{s{i}}}" for i in winners) + " shared the win."
+    why = {Termination.RESIGN: "resigned", Termination.ABANDON: "left the match", Termination.TIME: "ran out of time",
+           Termination.SUSPENDED: "was suspended"}
     if end in why and loser is not None:
-        text += f" {'You' if loser == seat else names[loser]} {why[end]}."
+        text += f" {{s{loser}}} {why[end]}."
     for index in outcome.left:
-        if index != loser and index < len(names):
-            text += f" {'You' if index == seat else names[index]} left the table: a loss, whatever the bot achieved."
+        if index != loser and index < players:
+            text += f" {{s{index}}} left the table." if brief else (
+                f" {{s{index}}} left the table: a loss, whatever the bot achieved.")
     return text
+
+
+def describe_result(result: dict[str, Any] | None, names: list[str], seat: int | None, *, brief: bool = False,
+                    ) -> str:
+    """The result in a sentence, for this viewer ("You won.", "Alice won. You resigned."): the one wording of a
+    result for every page (the table, its log's closing line, the replay, the history); names are the seats'
+    players. Plain text."""
+    outcome = Outcome.of(result)
+    if outcome is None:
+        return ""
+    return name_seats(_tokens(outcome, len(names), brief=brief), names, seat)
+
+
+def closing_line(result: dict[str, Any] | None, players: int) -> str | None:
+    """The record's last line of a finished match's log, with {sN} tokens (the log names them): the result as the
+    site keeps it, wherever it differs from the game's own last line (a resignation, a time-out, a player who
+    left); None when the game's own last line says it all (it was played to its end by those who sat down)."""
+    outcome = Outcome.of(result)
+    if outcome is None or (outcome.termination == Termination.NORMAL and not outcome.left):
+        return None
+    return _tokens(outcome, players)

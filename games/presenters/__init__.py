@@ -7,6 +7,7 @@ Nothing here decides a rule: what may be played comes from view["legal"].
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
@@ -103,3 +104,14 @@ def send(action: dict[str, Any], version: int | None = None) -> str:
 def send_ui(ui: dict[str, Any]) -> str:
     """The hx-vals of a control that changes this socket's selection only."""
     return json.dumps({"ui": ui}, separators=(",", ":"))
+
+
+# A board cell as the engines write it in their sentences ("[1, 0]", "[2,1]").
+CELL = re.compile(r"\[(-?\d+), ?(-?\d+)\]")
+
+
+def cell_words(text: str, origin: tuple[int, int]) -> str:
+    """An engine sentence with its cells as the table labels them: "row 2, column 1" of the grid whose top left
+    cell is `origin` (the window the board is drawn in now, where the person finds that place)."""
+    return CELL.sub(lambda m: f"row {int(m.group(1)) - origin[0] + 1}, column {int(m.group(2)) - origin[1] + 1}",
+                    text)

@@ -1,5 +1,5 @@
-"""What the games add to other apps' pages: a player's standing on their profile (accounts/profile.html), so that
-the accounts app names no view or helper of the games."""
+"""What the games add to other apps' pages: a player's standing on their profile (accounts/profile.html), and the
+header's "your turn" (base.html), so that the accounts app names no view or helper of the games."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django import template
 
 from accounts.models import User
 
+from ..lobby.queries import waiting_for
 from ..ratings.profile import profile_stats
 
 register = template.Library()
@@ -18,3 +19,13 @@ register = template.Library()
 def player_standing(user: User) -> dict[str, Any]:
     """A line of figures per game the player played, and their rating chart."""
     return profile_stats(user)
+
+
+@register.inclusion_tag("games/_notify.html", takes_context=True)
+def notify_socket(context: dict[str, Any]) -> dict[str, Any]:
+    """The signed-in person's notification socket, with the matches waiting on them (it redraws them as they change
+    hands); on a match's own page, the others only (the table says its own turn)."""
+    request = context.get("request")
+    match = getattr(request, "resolver_match", None)
+    here = match.kwargs.get("match_id") if match is not None and match.url_name == "match" else None
+    return {"waiting": waiting_for(context["user"], besides=here), "here": here}

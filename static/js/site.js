@@ -10,6 +10,8 @@
     document.title = (mine ? "▶ Your turn · " : "") + baseTitle;
   }
 
+  // The claim countdown: from the seconds the server gave (to the one deadline the claim is decided on) down to
+  // zero; then its notice says the claim is open and its buttons come alive.
   var timer = null;
   function startCountdowns() {
     if (timer) { clearInterval(timer); timer = null; }
@@ -17,10 +19,20 @@
     if (!nodes.length) { return; }
     var started = Date.now();
     var initial = Array.prototype.map.call(nodes, function (n) { return parseInt(n.getAttribute("data-seconds"), 10) || 0; });
-    timer = setInterval(function () {
-      var elapsed = Math.floor((Date.now() - started) / 1000);
-      nodes.forEach(function (node, i) { node.textContent = String(Math.max(0, initial[i] - elapsed)); });
-    }, 1000);
+    function tick() {
+      var elapsed = (Date.now() - started) / 1000;
+      nodes.forEach(function (node, i) {
+        var left = Math.max(0, Math.ceil(initial[i] - elapsed));
+        node.textContent = String(left);
+        var notice = node.closest("[data-claim-notice]");
+        if (left === 0 && notice) {
+          notice.querySelectorAll(".claim-wait").forEach(function (n) { n.hidden = true; });
+          notice.querySelectorAll(".claim-open").forEach(function (n) { n.hidden = false; });
+          notice.querySelectorAll("[data-claim-button]").forEach(function (b) { b.disabled = false; });
+        }
+      });
+    }
+    timer = setInterval(tick, 250);
   }
 
   // The last move's cards arrive with a short animation (tables.css), once: a board or hand drawn again for

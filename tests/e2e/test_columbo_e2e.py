@@ -135,9 +135,9 @@ def test_two_people_play_a_round_with_a_slap_while_a_spectator_watches(browser: 
             results = tab.locator(".cb-results").inner_text()
             assert "The last round, 1" in results
             assert re.search(r"48\s*points?|23 points \+ 25 tap penalty", results)
-        assert ana.locator("#status .outcome").inner_text() == "You won!"
-        assert ben.locator("#status .outcome").inner_text() == "Ana wins."
-        assert watcher.locator("#status .outcome").inner_text() == "Ana wins."
+        assert ana.locator("#status .outcome").inner_text() == "You won."
+        assert ben.locator("#status .outcome").inner_text() == "Ana won."
+        assert watcher.locator("#status .outcome").inner_text() == "Ana won."
         # Every card of both hands is face-up in the results.
         assert ana.locator(".cb-results .card").count() == 7
         match.refresh_from_db()

@@ -263,6 +263,8 @@ def test_a_clock_ticks_and_runs_out(browser: Any, asgi_server: str) -> None:
     try:
         # 10 s: time enough for both pages to open on a loaded machine before the clock runs out.
         match = two_player_match(alice, bob, clock=clock_spec("turn", turn_seconds=10))
+        # Both have moved (a clock that runs out before a player's first move aborts the match: the test below).
+        match = play_until_everyone_moved(match, {0: alice, 1: bob})
         for tab in (mine, theirs):
             tab.goto(match.get_absolute_url())
             tab.wait_for_selector("#chat h2")
@@ -282,9 +284,38 @@ def test_a_clock_ticks_and_runs_out(browser: Any, asgi_server: str) -> None:
         assert ("You" if loser == 0 else name) + " ran out of time." in text(mine, "#status .outcome")
         assert ("You" if loser == 1 else name) + " ran out of time." in text(theirs, "#status .outcome")
         assert mine.locator("#players .clock-running").count() == 0
+        # On the record: the log's closing line says it, and so does the replay's last step.
+        assert ("You" if loser == 0 else name) + " ran out of time." in text(mine, "#log li:first-child")
         match.refresh_from_db()
         assert (match.status, match.result["reason"], match.result["loser"]) == (Match.Status.FINISHED, "time",
                                                                                 loser)
+        mine.goto(f"{match.get_absolute_url()}replay/")
+        assert name + " ran out of time." in text(mine, ".replay-status")
+        assert name + " ran out of time." in text(mine, "#log li:first-child")
+    finally:
+        close(mine, theirs)
+
+
+def test_a_clock_that_runs_out_before_a_first_move_aborts_the_match(browser: Any, asgi_server: str) -> None:
+    """lichess's rule: out of time before a first move, the match counts for nobody, and both pages say so."""
+    from games.models import Match
+    from games.play.clock import clock_spec
+
+    alice, bob = person("alice", "Alice"), person("bob", "Bob")
+    mine, theirs = tab_of(browser, asgi_server, alice), tab_of(browser, asgi_server, bob)
+    try:
+        match = two_player_match(alice, bob, clock=clock_spec("turn", turn_seconds=5))
+        for tab in (mine, theirs):
+            tab.goto(match.get_absolute_url())
+        for tab in (mine, theirs):
+            tab.locator("#status", has_text="aborted").wait_for(timeout=25_000)
+        said = "ran out of time before their first move: the match is aborted and counts for nothing."
+        assert "You " + said.replace("their", "your") in text(mine, "#status")
+        assert "Alice " + said in text(theirs, "#status")
+        assert "Alice " + said in text(theirs, "#log li:first-child")
+        match.refresh_from_db()
+        assert (match.status, match.result["why"]) == (Match.Status.ABORTED, "time")
+        assert theirs.locator("#players .clock-running").count() == 0
     finally:
         close(mine, theirs)
 

@@ -244,7 +244,7 @@ def test_a_person_plays_a_whole_game_against_the_bot(page: Any, console_messages
     match = Match.objects.get(pk=match.pk)
     assert match.status == Match.Status.FINISHED
     assert match.result["winners"] == [0]
-    assert "You won!" in page.locator("#status .outcome").inner_text()
+    assert "You won." in page.locator("#status .outcome").inner_text()
     final = page.locator(".rm-final")
     assert "Final hands" in final.inner_text()
     loser_points = match.result["scores"][1]

@@ -159,10 +159,21 @@ def _json_strings(data: Any, skip: frozenset[str] = frozenset()) -> Iterator[str
             yield from _json_strings(value)
 
 
+# A Ruhd tile in a sentence's words (the kit writes a tile id so: games/kits/ruhd.py): its four printed sides.
+RUHD_TILE_WORDS = re.compile(r"the ((?:green|yellow|blue|red) \d(?:–(?:green|yellow|blue|red) \d){3}) tile")
+
+
+def _ruhd_tiles_by_words() -> dict[str, str]:
+    from games.engines.ruhd import COLOUR_NAMES, TILES
+
+    return {"–".join(f"{COLOUR_NAMES[s[0]]} {s[1:]}" for s in sides): tile for tile, sides in TILES.items()}
+
+
 def named_in_text(game: str, text: str) -> set[str]:
     """The codes a piece of text (HTML entities unescaped) names: in words, or as a quoted code."""
     if game == "ruhd":
-        return set(TILE_WORD.findall(text))
+        by_words = _ruhd_tiles_by_words()
+        return set(TILE_WORD.findall(text)) | {by_words[w] for w in RUHD_TILE_WORDS.findall(text) if w in by_words}
     out = set(QUOTED_CODE.findall(text))
     for found in CARD_WORD.finditer(text):
         rank, symbol, joker = found.groups()

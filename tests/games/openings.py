@@ -32,3 +32,26 @@ def play_openings(match: Any) -> Any:
         playing.act(match_id=match.pk, user=user, seat=seat, action=engine.legal_actions(state, seat)[0],
                      expected_version=match.version)
     raise AssertionError("the players could not all make a first move")
+
+
+def opened_on_turn(match: Any, seat: int) -> Any:
+    """play_openings, then first legal moves until the game waits on `seat`: a match everyone has moved in, at
+    that seat's turn (where its player can be away, or run out of time, and lose for it)."""
+    match = play_openings(match)
+    for _ in range(200):
+        engine = get_engine(match.game)
+        state = engine.load(match.state)
+        waiting = engine.must_act(state)
+        if seat in waiting:
+            return match
+        snap = load(match.pk)
+        mover = waiting[0]
+        holder = snap.seats[mover]
+        if holder.is_bot:
+            playing.bot_turn(match_id=match.pk, expected_version=match.version)
+        else:
+            user = get_user_model().objects.get(pk=holder.player.user_id)
+            playing.act(match_id=match.pk, user=user, seat=mover, action=engine.legal_actions(state, mover)[0],
+                        expected_version=match.version)
+        match = Match.objects.get(pk=match.pk)
+    raise AssertionError(f"the game never waited on seat {seat}")

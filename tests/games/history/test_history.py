@@ -260,9 +260,10 @@ HISTORY_URLS = [
 def test_each_history_page_costs_a_constant_number_of_queries(world: World, url: str,
                                                               django_assert_max_num_queries: Any) -> None:
     viewer = world.people[1]
-    # Signed in: session and user (2); a player's name (1); the count, the rows, their seats and players (3).
+    # Signed in: session and user, and the header's "your turn" (3); a player's name (1); the count, the rows,
+    # their seats and players (3).
     signed_in = client_for(viewer)
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(7):
         response = signed_in.get(url)
     assert len(listed(response)) == PAGE_SIZE
     anonymous = client_for()

@@ -16,10 +16,10 @@ from channels.db import database_sync_to_async
 from django.conf import settings as django_settings
 from django.db import connection, connections
 from django.utils import timezone
-from openings import play_openings
+from openings import opened_on_turn, play_openings
 
 from games.engines import IllegalAction, get_engine
-from games.models import Match, Move, Presence, Seat
+from games.models import Match, Move, PlayerResult, Presence, Seat
 from games.play import scheduler, sync
 from games.play.bot_accounts import bot_user
 from games.play.create import SeatSpec, create_match
@@ -429,6 +429,7 @@ def test_claim_refusals(gomori_match: Match, alice: Any, bob: Any, carol: Any) -
 
 
 def test_claim_the_win_after_sixty_seconds_away(gomori_match: Match, bob: Any) -> None:
+    gomori_match = opened_on_turn(gomori_match, 0)
     away_on_their_turn(gomori_match, 0, seconds=61)
     playing.claim(match_id=gomori_match.pk, user=bob, absent_seat=0)
     match = fresh(gomori_match)
@@ -441,9 +442,10 @@ def test_the_wait_counts_only_while_the_game_waits_on_the_absent_player(
     gomori_match: Match, alice: Any, bob: Any
 ) -> None:
     # Bob left five minutes ago, during Alice's long turn; his own turn starts only now.
+    gomori_match = opened_on_turn(gomori_match, 0)
     waiting_since(gomori_match, 600)
     set_presence(gomori_match, 1, connections=0, seconds_ago=300)
-    play_to_empty_cell(gomori_match, alice)
+    gomori_match = opened_on_turn(gomori_match, 1)
     with pytest.raises(ServiceError, match=r"Bob may still come back: you can claim in (59|60) s"):
         playing.claim(match_id=gomori_match.pk, user=alice, absent_seat=1)
     waiting_since(gomori_match, 61)
@@ -452,8 +454,19 @@ def test_the_wait_counts_only_while_the_game_waits_on_the_absent_player(
     assert (match.result["reason"], match.result["winners"]) == ("abandon", [0])
 
 
+def test_a_player_away_before_their_first_move_aborts_the_match_unrated(gomori_match: Match, bob: Any) -> None:
+    """lichess's rule: away from the start, nobody loses: the match is aborted, unrated, in nobody's history."""
+    away_on_their_turn(gomori_match, 0, seconds=61)
+    playing.claim(match_id=gomori_match.pk, user=bob, absent_seat=0)
+    match = fresh(gomori_match)
+    assert match.status == Match.Status.ABORTED
+    assert (match.result["reason"], match.result["why"], match.result["absent"]) == ("aborted", "away", 0)
+    assert not PlayerResult.objects.filter(match=match).exists()
+
+
 def test_a_stale_heartbeat_counts_as_away(gomori_match: Match, bob: Any) -> None:
     # A socket counted as open whose heartbeats stopped (its server process died): away.
+    gomori_match = opened_on_turn(gomori_match, 0)
     away_on_their_turn(gomori_match, 0, seconds=61, connections=1)
     playing.claim(match_id=gomori_match.pk, user=bob, absent_seat=0)
     assert fresh(gomori_match).result["reason"] == "abandon"
@@ -461,6 +474,8 @@ def test_a_stale_heartbeat_counts_as_away(gomori_match: Match, bob: Any) -> None
 
 def test_hand_an_abandoned_seat_to_a_bot(gomori_match: Match, alice: Any, bob: Any, settings: Any) -> None:
     settings.GAMES_BOT_DELAY = 0
+    gomori_match = opened_on_turn(gomori_match, 0)
+    moves = gomori_match.move_count
     away_on_their_turn(gomori_match, 0, seconds=61)
     playing.claim(match_id=gomori_match.pk, user=bob, absent_seat=0, take_over_with_bot=True)
     match = fresh(gomori_match)
@@ -468,13 +483,14 @@ def test_hand_an_abandoned_seat_to_a_bot(gomori_match: Match, alice: Any, bob: A
     seat = match.seats.get(index=0)
     # The seat keeps who sat there; the bot plays it, on the record from the next move.
     assert seat.user_id == alice.pk and seat.substitute.is_bot and seat.substitute.bot_game == "gomori"
-    assert [(h["seat"], h["move"], h["why"]) for h in match.handovers] == [(0, 1, "away")]
+    assert [(h["seat"], h["move"], h["why"]) for h in match.handovers] == [(0, moves + 1, "away")]
     assert (match.pk, match.version) in due_bot_matches()
     assert playing.bot_turn(match_id=match.pk, expected_version=match.version)
-    move = Move.objects.get(match=match, number=1)
+    move = Move.objects.get(match=match, number=moves + 1)
     assert move.seat == 0 and move.note
     with pytest.raises(ServiceError, match="your own seat"):
         playing.act(match_id=match.pk, user=alice, seat=0, action={"type": "play", "card": "AC", "at": [0, 1]})
+    match = opened_on_turn(match, 1)  # the bot may play again before it is Bob's turn
     play_to_empty_cell(match, bob)
     # Bob resigns: the bot in Alice's seat does not win for her; she left, which is a loss too.
     playing.resign(match_id=match.pk, user=bob)

@@ -253,10 +253,9 @@ async def play_match(
         seat = next((s for s, u in users.items() if u is user), None) if user is not None else None
         client = await database_sync_to_async(logged_in)(user)
         viewers.append(Viewer(name, seat, socket, client, user))
-        # The new socket gets the page; the others hear of a seat that came to the table.
+        # The new socket gets the page; the others hear of whoever came (a seat taken, one more watching).
         expected = {len(viewers) - 1: 1}
-        if seat is not None:
-            expected.update({index: 1 for index in range(len(viewers) - 1)})
+        expected.update({index: 1 for index in range(len(viewers) - 1)})
         check_updates(run, await receive_updates(run, expected), f"{name} connecting")
     await check_pages(run, "at the start")
 

@@ -10,7 +10,7 @@ import playing
 import pytest
 from django.test import Client
 from django.utils import timezone
-from openings import play_openings
+from openings import opened_on_turn, play_openings
 
 from games.engines import get_engine
 from games.models import FinishedMatch, Match, PlayerResult, PlayerStats, Presence, Seat
@@ -222,12 +222,14 @@ def test_the_other_player_wins_when_the_bot_outscores_them(alice: Any, bob: Any)
 
 def test_alice_comes_back_and_takes_her_seat(gomori_match: Match, alice: Any, bob: Any, settings: Any) -> None:
     settings.GAMES_BOT_DELAY = 0
-    match = hand_alice_to_a_bot(gomori_match, bob)
+    match = opened_on_turn(gomori_match, 0)
+    match = hand_alice_to_a_bot(match, bob)
     assert playing.bot_turn(match_id=match.pk, expected_version=match.version)
     client = Client()
     client.force_login(alice)
     page = client.get(f"/m/{match.pk}/").content.decode()
-    assert "a bot has played your seat since move 1" in page and '"op": "retake"' in page
+    assert f"a bot has played your seat since move {match.handovers[0]['move']}" in page
+    assert '"op": "retake"' in page
     with pytest.raises(ServiceError, match="no seat to take back"):
         playing.retake(match_id=match.pk, user=bob)
     playing.retake(match_id=match.pk, user=alice)
@@ -281,7 +283,7 @@ def test_a_clock_per_player_counts_down_the_mover_and_adds_the_increment(alice: 
 
 
 def test_running_out_of_time_loses_a_two_player_game(alice: Any, bob: Any) -> None:
-    match = clocked(alice, bob, clock_spec("fischer", minutes=1, increment=0))
+    match = opened_on_turn(clocked(alice, bob, clock_spec("fischer", minutes=1, increment=0)), 0)
     assert playing.check_clock(match_id=match.pk).status == Match.Status.ACTIVE  # not yet
     rewind(match, 61)
     assert (match.pk, fresh(match).version) in due_bot_matches()
@@ -292,7 +294,7 @@ def test_running_out_of_time_loses_a_two_player_game(alice: Any, bob: Any) -> No
 
 
 def test_a_turn_limit_runs_out_in_a_bigger_game_and_a_bot_takes_the_seat(alice: Any, bob: Any, carol: Any) -> None:
-    match = clocked(alice, bob, clock_spec("turn", turn_seconds=30), players=3, carol=carol)
+    match = play_openings(clocked(alice, bob, clock_spec("turn", turn_seconds=30), players=3, carol=carol))
     engine = get_engine("ruhd")
     (seat,) = engine.must_act(engine.load(match.state))
     rewind(match, 31)
@@ -301,6 +303,19 @@ def test_a_turn_limit_runs_out_in_a_bigger_game_and_a_bot_takes_the_seat(alice: 
     assert match.status == Match.Status.ACTIVE
     assert match.seats.get(index=seat).substitute is not None
     assert [(h["seat"], h["why"]) for h in match.handovers] == [(seat, "time")]
+
+
+def test_out_of_time_before_a_first_move_aborts_the_match_unrated(alice: Any, bob: Any) -> None:
+    """lichess's rule: a clock that runs out before its player's first move ends the match for nobody."""
+    match = clocked(alice, bob, clock_spec("fischer", minutes=1, increment=0))
+    rewind(match, 61)
+    playing.check_clock(match_id=match.pk)
+    match = fresh(match)
+    assert (match.status, match.result["reason"], match.result["why"], match.result["absent"]) == (
+        "aborted", "aborted", "time", 0)
+    assert not PlayerResult.objects.filter(match=match).exists()
+    page = Client().get(f"/m/{match.pk}/").content.decode()
+    assert "Alice ran out of time before their first move: the match is aborted and counts for nothing." in page
 
 
 def test_clock_options_are_checked(alice: Any) -> None:

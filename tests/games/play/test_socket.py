@@ -15,8 +15,8 @@ import playing
 import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
-from fragments import error_text, section
-from openings import play_openings
+from fragments import error_text, section, text_of
+from openings import opened_on_turn, play_openings
 
 from games.engines import get_engine
 from games.models import Match, Move, Seat
@@ -160,9 +160,9 @@ async def test_two_players_and_a_spectator_play_a_whole_game(
         if match.result["draw"]:
             assert "A draw." in status
         elif viewer in winners:
-            assert "You won!" in status
+            assert "You won." in status
         else:
-            assert f"{names[winners[0]]} wins." in status
+            assert f"{names[winners[0]]} won." in status
     assert await quiet(*sockets.values())
 
 
@@ -183,7 +183,8 @@ async def test_only_the_seated_players_act_and_only_for_their_seat(
     assert ok
     ok, _, red = await ws_client(match.pk, bob)
     assert ok
-    for communicator, count in ((stranger, 2), (anonymous, 2), (red, 1)):  # the page, and Bob's arrival
+    # The page, then whoever came after: the anonymous watcher (one more watching) and Bob (his seat taken).
+    for communicator, count in ((stranger, 3), (anonymous, 2), (red, 1)):
         first, *_ = await receive(communicator, count)
         assert 'id="board"' in first
 
@@ -366,6 +367,8 @@ async def test_an_absent_player_can_be_claimed_after_the_countdown(
 ) -> None:
     settings.GAMES_BOT_DELAY = 0
     match = await database_sync_to_async(start_gomori)(alice, bob)
+    match = await database_sync_to_async(opened_on_turn)(match, 0)  # she has moved: leaving now is a loss
+    moved = match.move_count
     _, _, black = await ws_client(match.pk, alice)
     _, _, red = await ws_client(match.pk, bob)
     await receive(red, 1)
@@ -375,7 +378,9 @@ async def test_an_absent_player_can_be_claimed_after_the_countdown(
     assert "Alice has left the table" in status
     countdown = re.search(r'class="countdown" data-seconds="(\d+)"', status)
     assert countdown and 55 <= int(countdown.group(1)) <= 60
-    assert '"op": "claim", "seat": 0' in status and '"op": "claim_bot", "seat": 0' in status
+    # The buttons wait for the deadline: drawn disabled, the page's countdown opens them.
+    for claim in ("claim", "claim_bot"):
+        assert re.search(rf'hx-vals=\'{{"op": "{claim}", "seat": 0}}\' disabled>', status), status
 
     await red.send_to(text_data=json.dumps({"op": op, "seat": 0}))
     assert "Alice may still come back" in error_text(await red.receive_from(timeout=5))
@@ -390,17 +395,18 @@ async def test_an_absent_player_can_be_claimed_after_the_countdown(
     match = await load(match.pk)
     if op == "claim":
         status = section(update, "status")
-        assert "You won!" in status and "Alice left the match." in status
+        assert "You won. Alice left the match." in status
+        assert "You won. Alice left the match." in text_of(section(update, "log"))  # its closing line says so
         assert match.status == Match.Status.FINISHED and match.result["reason"] == "abandon"
         return
     # A bot took Alice's seat, and plays it at once (this process's bot runner, started by the sockets). The
     # seat stays hers on the record, and the log says from when the bot plays it.
     assert re.search(r'seat-0.*?Alice.*?left · Gomori \w+ \(bot\) plays', section(update, "players"), re.S)
-    assert re.search(r">Alice</strong> left; a bot plays their seat from move 1\.", section(update, "log"))
+    assert re.search(rf">Alice</strong> left; a bot plays their seat from move {moved + 1}\.", section(update, "log"))
     assert match.status == Match.Status.ACTIVE and [h["seat"] for h in match.handovers] == [0]
     (bot_move,) = await receive(red, 1)
     assert mentions(section(bot_move, "board"), (await database_sync_to_async(
-        lambda: Move.objects.get(match=match, number=1).action["card"])()))
+        lambda: Move.objects.get(match=match, number=moved + 1).action["card"])()))
 
 
 async def test_resign_and_rematch_over_the_socket(
@@ -413,8 +419,8 @@ async def test_resign_and_rematch_over_the_socket(
     await receive(black, 2)  # the page, Bob's arrival
     await receive(red, 1)
     await red.send_to(text_data=json.dumps({"op": "resign"}))  # not Bob's turn: resigning is always possible
-    assert "You won! Bob resigned." in section(await black.receive_from(timeout=5), "status")
-    assert "Alice wins. You resigned." in section(await red.receive_from(timeout=5), "status")
+    assert "You won. Bob resigned." in section(await black.receive_from(timeout=5), "status")
+    assert "Alice won. You resigned." in section(await red.receive_from(timeout=5), "status")
 
     await black.send_to(text_data=json.dumps({"op": "rematch"}))
     assert "You offered a rematch" in section(await black.receive_from(timeout=5), "status")
@@ -502,28 +508,59 @@ async def test_the_lobby_socket_redraws_the_lists_as_matches_open_and_fill(
     assert f'href="/m/{match.pk}/"' in mine.split("Waiting for players")[0]  # now among Bob's own matches
 
 
-async def test_your_turn_is_cued_on_any_page_but_not_at_the_table_you_are_at(
+async def test_your_turn_shows_and_clears_on_every_page_as_the_turn_changes_hands(
     ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
 ) -> None:
+    """Bob's header says "Your turn" on every page he has open when Alice has moved, and says nothing again,
+    on all of them, once he has played that turn (from his table) or the match is over."""
     match = await database_sync_to_async(start_gomori)(alice, bob)
-    _, _, header = await ws_client(None, bob, path="/ws/notify/")  # Bob is on another page of the site
+    match = await database_sync_to_async(opened_on_turn)(match, 0)  # everyone has moved: resigning ends it
+    _, _, one = await ws_client(None, bob, path="/ws/notify/")  # two other pages of the site
+    _, _, two = await ws_client(None, bob, path="/ws/notify/")
     _, _, black = await ws_client(match.pk, alice)
-    await receive(black, 1)
-    _, action, version = await legal_action(match.pk)
-    await black.send_to(text_data=frame(action, version))
-    cue = await header.receive_from(timeout=5)
-    assert f'href="/m/{match.pk}/"' in cue and f"Your turn: Gomori #{match.pk}" in cue
-    # At the table itself, the table says it: no cue, however often his turn comes.
     _, _, red = await ws_client(match.pk, bob)
+    await black.settle()
     await red.settle()
-    turns = 0
+
+    async def header(socket: Any) -> str:
+        cue = await socket.receive_from(timeout=5)
+        assert cue.startswith('<span id="turn-cue"'), cue
+        return cue
+
     for _ in range(6):
         seat, action, version = await legal_action(match.pk)
-        turns += seat == 1
         await (black if seat == 0 else red).send_to(text_data=frame(action, version))
+        await black.settle()
+        await red.settle()
+        if seat == 0 and (await legal_action(match.pk))[0] == 1:
+            break
+    else:
+        raise AssertionError("the turn never came to Bob")
+    for page in (one, two):
+        cue = await header(page)
+        assert f'href="/m/{match.pk}/"' in cue and f"Your turn: Gomori #{match.pk}" in cue
+    # Bob plays his turn at the table: every page of his says nothing any more.
+    while True:
+        seat, action, version = await legal_action(match.pk)
+        if seat != 1:
+            break
+        await red.send_to(text_data=frame(action, version))
         await red.settle()
         await black.settle()
-    assert turns >= 2 and await quiet(header)
+    for page in (one, two):
+        cleared = await header(page)
+        assert 'data-waiting="0"' in cleared and "Your turn" not in cleared
+    # His turn again, then the match ends (Alice resigns while it waits on him): cleared again.
+    while (await legal_action(match.pk))[0] == 0:
+        _, action, version = await legal_action(match.pk)
+        await black.send_to(text_data=frame(action, version))
+        await black.settle()
+        await red.settle()
+    for page in (one, two):
+        assert "Your turn" in await header(page)
+    await black.send_to(text_data=json.dumps({"op": "resign"}))
+    for page in (one, two):
+        assert 'data-waiting="0"' in await header(page)
 
 
 async def test_a_match_that_starts_on_your_move_is_cued(
@@ -574,7 +611,7 @@ async def test_spectators_see_who_left_and_the_rematch(
     await red.send_to(text_data=json.dumps({"op": "resign"}))
     await receive(red, 1)
     (over,) = await receive(watcher, 1)
-    assert "Alice wins. Bob resigned." in section(over, "status")
+    assert "Alice won. Bob resigned." in section(over, "status")
     # Both players ask for a rematch (Alice from a new tab): the spectator is shown the way to it.
     _, _, black = await ws_client(match.pk, alice)
     await receive(black, 1)

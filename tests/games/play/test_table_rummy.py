@@ -331,7 +331,7 @@ async def test_two_players_and_a_spectator_play_a_whole_game_by_the_controls(
         assert f"{result['scores'][loser]} penalty point" in board
         for code in state.final_hands[loser]:
             assert card_name(code) in board
-    assert "You won!" in updates[result["winners"][0]]
+    assert "You won." in updates[result["winners"][0]]
 
 
 async def test_a_refused_lay_down_is_explained_and_changes_nothing(ws_client: Any, alice: Any, bob: Any) -> None:
