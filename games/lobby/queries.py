@@ -112,8 +112,10 @@ def waiting_for(user: Viewer, *, besides: int | None = None) -> list[Waiting]:
     loaded: Match.waiting_on says whose move it is)."""
     if not user.is_authenticated:
         return []
-    rows = (Seat.objects.filter(user=user, substitute__isnull=True, match__status=Match.Status.ACTIVE)
-            .exclude(match_id=besides)
+    seats = Seat.objects.filter(user=user, substitute__isnull=True, match__status=Match.Status.ACTIVE)
+    if besides is not None:
+        seats = seats.exclude(match_id=besides)
+    rows = (seats
             .values_list("index", "match_id", "match__game", "match__waiting_on", "match__turn_started_at"))
     waiting = [Waiting(match_id, game, since) for index, match_id, game, on, since in rows if index in (on or [])]
     return sorted(waiting, key=lambda w: (w.since is None, w.since, w.match_id))
