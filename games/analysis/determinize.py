@@ -92,10 +92,9 @@ class RummyTracker(Tracker):
         elif kind == "add":
             if held[action["card"]]:
                 held[action["card"]] -= 1
-            last = view.get("last") or {}
-            for entry in last.get("actions", []):
-                if entry.get("type") == "add" and entry.get("freed"):
-                    held[entry["freed"]] += 1
+            entries = [e for e in (view.get("last") or {}).get("actions", []) if e.get("type") == "add"]
+            if entries and entries[-1].get("freed"):  # this add freed a joker: it went to the adder's hand
+                held[entries[-1]["freed"]] += 1
         elif kind == "discard":
             card = action["card"]
             if held[card]:
@@ -206,7 +205,8 @@ def sample_rummy(view: View, knowledge: Knowledge, rng: random.Random) -> Any:
     unseen.subtract(knowledge["discard"])
     known = list(knowledge["holds"][opp])
     unseen.subtract(known)
-    _check(all(n >= 0 for n in unseen.values()), "rummy", "more copies seen than the decks hold")
+    _check(all(n >= 0 for n in unseen.values()), "rummy",
+           f"more copies seen than the decks hold: {sorted(c for c, n in unseen.items() if n < 0)}")
     pool = sorted(unseen.elements())
     free = view["hand_counts"][opp] - len(known)
     _check(free >= 0 and len(pool) == free + view["stock_count"], "rummy", "unseen cards != opponent hand + stock")

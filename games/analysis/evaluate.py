@@ -25,6 +25,7 @@ Everything is deterministic for a given ``seed``: every random stream is derived
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -88,11 +89,12 @@ THRESHOLDS: dict[str, Thresholds] = {
     "columbo": Thresholds(0.10, 0.20, 0.30),
 }
 
+# About a minute per typical two-player match on the bench machine at most (bench/ANALYSIS.md).
 DEFAULT_BUDGETS: dict[str, Budget] = {
-    "gomori": Budget(),
-    "ruhd": Budget(),
-    "rummy": Budget(),
-    "columbo": Budget(),
+    "gomori": Budget(candidates=8, screen=16, samples=96),
+    "ruhd": Budget(candidates=10, screen=16, samples=96),
+    "rummy": Budget(candidates=8, screen=16, samples=128),
+    "columbo": Budget(candidates=6, screen=12, samples=64),
 }
 
 
@@ -125,6 +127,7 @@ class DecisionAnalysis:
     value_best: float  # ... after the best move: the position's value before the move
     value_bot: float
     cost: float  # value_best - value_played, >= 0
+    cost_se: float  # the standard error of that difference (paired over the evaluation samples)
     mark: str | None  # None, "inaccuracy", "mistake" or "blunder"
     accuracy: float  # lichess's move accuracy of the cost, 0-100
     samples: int  # evaluation samples behind the three values
@@ -141,7 +144,8 @@ class DecisionAnalysis:
             "played": self.played, "bot": self.bot, "best": self.best,
             "better": self.better,
             "value_played": round(self.value_played, 4), "value_best": round(self.value_best, 4),
-            "value_bot": round(self.value_bot, 4), "cost": round(self.cost, 4), "mark": self.mark,
+            "value_bot": round(self.value_bot, 4), "cost": round(self.cost, 4),
+            "cost_se": round(self.cost_se, 4), "mark": self.mark,
             "accuracy": round(self.accuracy, 1), "samples": self.samples,
             "candidates": [c.to_json() for c in self.candidates],
         }
@@ -254,6 +258,14 @@ def playout(spec: GameSpec, state: Any, rng: random.Random, stop: Callable[[Any]
     return state
 
 
+def _standard_error(values: Sequence[float]) -> float:
+    n = len(values)
+    if n < 2:
+        return 0.0
+    mean = sum(values) / n
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
+
+
 def _value(spec: GameSpec, state: Any, seat: int, view: View) -> float:
     return spec.soft_win(spec.engine.scores(state), seat, view)
 
@@ -269,7 +281,7 @@ def _node_bound_bots(spec: GameSpec) -> Iterator[None]:
     """Bots whose search stops on a clock as well as a node count would make the analysis depend on the
     machine's load; while the analysis asks them, their time limit is lifted so that the node budget alone
     decides (same answers, at the same bounded cost). Only the module attribute is changed, and restored."""
-    module = __import__(f"games.bots.{spec.slug}", fromlist=["BOTS"])
+    module: Any = importlib.import_module(f"games.bots.{spec.slug}")
     saved = getattr(module, "TIME_BUDGET", None)
     if saved is None:
         yield
@@ -344,19 +356,23 @@ def analyse_decision(spec: GameSpec, decision: Decision, *, seed: int, budget: B
     for option in (played, bot, leader):
         if option_key(option) not in {option_key(f) for f in finalists}:
             finalists.append(option)
-    values: dict[str, float] = {}
+    means: dict[str, float] = {}
+    outcomes: dict[str, list[float]] = {}
     for option in finalists:
-        outcomes = [run(option, i) for i in range(budget.screen, total)]
-        values[option_key(option)] = sum(outcomes) / len(outcomes) if outcomes else 0.5
-    best = max(finalists, key=lambda o: values[option_key(o)])  # ties: played, then bot, then leader
-    value_played = values[option_key(played)]
-    value_best = values[option_key(best)]
+        runs = [run(option, i) for i in range(budget.screen, total)]
+        outcomes[option_key(option)] = runs
+        means[option_key(option)] = sum(runs) / len(runs) if runs else 0.5
+    best = max(finalists, key=lambda o: means[option_key(o)])  # ties: played, then bot, then leader
+    value_played = means[option_key(played)]
+    value_best = means[option_key(best)]
     cost = max(0.0, value_best - value_played)
+    diffs = [b - p for b, p in zip(outcomes[option_key(best)], outcomes[option_key(played)], strict=True)]
+    cost_se = _standard_error(diffs)
     mark = thresholds.mark(cost)
     return DecisionAnalysis(
         ply=decision.ply, seat=seat, kind=decision.kind, options=len(options), played=played, bot=bot, best=best,
-        value_played=value_played, value_best=value_best, value_bot=values[option_key(bot)], cost=cost, mark=mark,
-        accuracy=move_accuracy(cost), samples=budget.samples, candidates=screened,
+        value_played=value_played, value_best=value_best, value_bot=means[option_key(bot)], cost=cost,
+        cost_se=cost_se, mark=mark, accuracy=move_accuracy(cost), samples=budget.samples, candidates=screened,
     )
 
 
@@ -365,12 +381,14 @@ def analyse_decision(spec: GameSpec, decision: Decision, *, seed: int, budget: B
 # ---------------------------------------------------------------------------------------------------------
 
 def decisions_of(game: str, players: int, seed: int, options: dict[str, Any] | None,
-                 actions: Sequence[tuple[int, Action]]) -> tuple[list[Decision], dict[str, int]]:
+                 actions: Sequence[tuple[int, Action]], *,
+                 deal: dict[str, Any] | None = None) -> tuple[list[Decision], dict[str, int]]:
     """Replay the match and collect its decisions (each with the deciding seat's view and knowledge), and the
-    count of recorded actions left out, by reason. Cheap: no play-outs."""
+    count of recorded actions left out, by reason. Cheap: no play-outs. ``deal``: the match was set up from
+    this explicit deal (tests, puzzles) instead of its seed's shuffle."""
     spec = get_spec(game)
     engine = spec.engine
-    state = engine.new_game(players, seed=seed, options=options or None)
+    state = engine.new_game(players, seed=seed, options=options or None, deal=deal)
     trackers = [new_tracker(game, s) for s in range(players)]
     decisions: list[Decision] = []
     skipped: dict[str, int] = {}
@@ -413,20 +431,22 @@ def summarise(players: int, decisions: Sequence[DecisionAnalysis]) -> list[SeatS
 def analyse(game: str, players: int, seed: int, options: dict[str, Any] | None,
             actions: Sequence[tuple[int, Action]], *, budget: Budget | None = None, analysis_seed: int = 0,
             progress: Progress | None = None, seats: Sequence[int] | None = None,
-            thresholds: Thresholds | None = None) -> MatchAnalysis:
+            thresholds: Thresholds | None = None, deal: dict[str, Any] | None = None) -> MatchAnalysis:
     """Analyse every decision of a recorded match (game, players, seed, options and (seat, action) list, as
     games.replay records it).
 
     budget: the work per decision (default: the game's DEFAULT_BUDGETS entry); analysis_seed: the seed of the
     analysis's own random streams (the same inputs and seed give the same result); progress(done, total):
-    called before the first decision and after each one; seats: analyse only these seats' decisions.
+    called before the first decision and after each one; seats: analyse only these seats' decisions;
+    thresholds: the marks' thresholds (default: the game's THRESHOLDS entry); deal: the match was dealt from
+    this explicit deal (engine.new_game's deal=) rather than shuffled from its seed.
     """
     spec = get_spec(game)
     if players < 2:
         raise ValueError("Only matches of two or more players are analysed (a solo game has no opponent).")
     budget = budget or DEFAULT_BUDGETS[game]
     thresholds = thresholds or THRESHOLDS[game]
-    decisions, skipped = decisions_of(game, players, seed, options, actions)
+    decisions, skipped = decisions_of(game, players, seed, options, actions, deal=deal)
     if seats is not None:
         wanted = set(seats)
         decisions = [d for d in decisions if d.seat in wanted]

@@ -106,7 +106,7 @@ def _rank_gomori(view: View, options: list[Option], rng: random.Random) -> list[
         if board:
             target = tuple(option["king_target"]) if "king_target" in option else None
             _, gain, stacked = gomori_bots.play_on_board(board, option["card"], (option["at"][0], option["at"][1]),
-                                                         target)  # type: ignore[arg-type]
+                                                         target)
             score = 2 * gain + (1 if stacked else 0)
         scored.append((-score, rng.random(), option))
     scored.sort(key=lambda item: (item[0], item[1]))
@@ -212,8 +212,9 @@ def _classify_columbo(view: View, legal: list[Action], action: Action) -> tuple[
 
 def _rank_columbo(view: View, options: list[Option], rng: random.Random) -> list[Option]:
     """Letting a discard go first among slaps; the rest at random (a turn step has few options)."""
-    rest = [o for o in options if o is not None]
-    return ([None] if None in options else []) + _shuffled(rest, rng)
+    rest: list[Option] = [o for o in options if o is not None]
+    first: list[Option] = [None] if None in options else []
+    return first + _shuffled(rest, rng)
 
 
 class _ColumboSpec(GameSpec):
