@@ -14,8 +14,9 @@ per match: actions, decisions, seconds, each seat's level, accuracy and marks. -
 match (the analysis plus the levels) for `report`. Seconds are wall time of one process; with --jobs 2 two
 matches run at once (use --jobs 1 for timings).
 
-report: the cost distribution (percentiles; share of decisions above each threshold) per game and per bot level,
-and the accuracy per level.
+report: the cost distribution (percentiles; share of decisions marked at least inaccuracy / mistake / blunder)
+per game, per bot level and per kind of decision, and the mean match accuracy per level. Marks and accuracy are
+recomputed from the stored costs with the current THRESHOLDS.
 
 noise: every decision of a few matches analysed --repeats times with different analysis seeds: the spread of
 the cost and of the played move's value, and how often the mark changes.
@@ -35,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.analysis import DEFAULT_BUDGETS, THRESHOLDS, Budget, analyse
+from games.analysis import DEFAULT_BUDGETS, THRESHOLDS, Budget, analyse, match_accuracy, move_accuracy
 from games.analysis.evaluate import analyse_decision, decisions_of
 from games.analysis.selfplay import bots_of, play_match
 from games.analysis.specs import get_spec
@@ -129,28 +130,31 @@ def cmd_report(args: argparse.Namespace) -> None:
         costs: dict[str, list[float]] = defaultdict(list)
         ses: list[float] = []
         accuracy: dict[str, list[float]] = defaultdict(list)
-        kinds: dict[str, list[float]] = defaultdict(list)
+        marks: dict[str, list[str | None]] = defaultdict(list)
         for m in matches:
             a = m["analysis"]
+            moves: dict[int, list[float]] = defaultdict(list)
             for d in a["decisions"]:
                 level = m["levels"][d["seat"]]
-                costs[level].append(d["cost"])
-                costs["all"].append(d["cost"])
-                kinds[d["kind"]].append(d["cost"])
+                mark = t.mark(d["cost"], d.get("cost_se", 0.0))  # today's thresholds, whatever the run had
+                for who in ("all", level, d["kind"]):
+                    costs[who].append(d["cost"])
+                    marks[who].append(mark)
                 ses.append(d.get("cost_se", 0.0))
-            for s in a["seats"]:
-                if s["accuracy"] is not None:
-                    accuracy[m["levels"][s["seat"]]].append(s["accuracy"])
+                moves[d["seat"]].append(move_accuracy(d["cost"], t.accuracy_scale))
+            for seat, values in moves.items():
+                accuracy[m["levels"][seat]].append(match_accuracy(values) or 0.0)
         header = f"{'who':12} {'n':>6} {'zero':>6} " + " ".join(f"p{int(q * 100):<5}" for q in qs) + \
             f" {'>=inacc':>8} {'>=mist':>7} {'>=blund':>8} {'accuracy':>9}"
         print(header)
-        for who in ["all", *bots_of(game), *sorted(kinds)]:
-            values = costs.get(who) or kinds.get(who)
+        for who in ["all", *bots_of(game), *sorted(k for k in costs if k != "all" and k not in bots_of(game))]:
+            values = costs.get(who)
             if not values:
                 continue
             n = len(values)
             zero = sum(1 for v in values if v == 0) / n
-            share = [sum(1 for v in values if v >= x) / n for x in (t.inaccuracy, t.mistake, t.blunder)]
+            order = ("inaccuracy", "mistake", "blunder")
+            share = [sum(1 for x in marks[who] if x is not None and order.index(x) >= i) / n for i in range(3)]
             acc = accuracy.get(who)
             print(f"{who:12} {n:6} {zero:6.1%} " + " ".join(f"{percentile(values, q):.3f}" for q in qs)
                   + f" {share[0]:8.1%} {share[1]:7.1%} {share[2]:8.1%} "

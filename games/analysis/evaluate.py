@@ -60,6 +60,10 @@ class Budget:
         return asdict(self)
 
 
+LICHESS_MISTAKE = 0.20  # lichess marks a mistake from a loss of 20 win-chance points
+SIGNIFICANCE = 2.0  # a mark needs a loss of at least this many standard errors
+
+
 @dataclass(frozen=True)
 class Thresholds:
     """Win-chance losses (0-1) from which a decision is marked."""
@@ -68,7 +72,16 @@ class Thresholds:
     mistake: float
     blunder: float
 
-    def mark(self, cost: float) -> str | None:
+    @property
+    def accuracy_scale(self) -> float:
+        """How a loss of this game maps onto lichess's scale for the accuracy curve: the game's mistake threshold
+        counts as lichess's (20 percentage points), so a mark means the same accuracy in every game."""
+        return LICHESS_MISTAKE / self.mistake
+
+    def mark(self, cost: float, se: float = 0.0) -> str | None:
+        """The mark of a loss; none unless the loss is at least SIGNIFICANCE standard errors of its estimate."""
+        if cost < SIGNIFICANCE * se:
+            return None
         if cost >= self.blunder:
             return "blunder"
         if cost >= self.mistake:
@@ -81,12 +94,14 @@ class Thresholds:
         return asdict(self)
 
 
-# Set from the cost distributions of bot-against-bot matches (bench/analysis.py, bench/ANALYSIS.md).
+# Set from the cost distributions of bot-against-bot matches (bench/analysis.py, bench/ANALYSIS.md): lichess's
+# 10/20/30 win-chance points where single decisions swing games (Gomori, Ruhd), half that where luck dominates
+# and one decision moves little (Rummy, Columbo), so that marks still pick out the few percent of worst moves.
 THRESHOLDS: dict[str, Thresholds] = {
     "gomori": Thresholds(0.10, 0.20, 0.30),
     "ruhd": Thresholds(0.10, 0.20, 0.30),
-    "rummy": Thresholds(0.10, 0.20, 0.30),
-    "columbo": Thresholds(0.10, 0.20, 0.30),
+    "rummy": Thresholds(0.05, 0.10, 0.20),
+    "columbo": Thresholds(0.05, 0.10, 0.20),
 }
 
 # About a minute per typical two-player match on the bench machine at most (bench/ANALYSIS.md).
@@ -201,10 +216,11 @@ class AnalysisError(ValueError):
 # Accuracy (lichess)
 # ---------------------------------------------------------------------------------------------------------
 
-def move_accuracy(cost: float) -> float:
+def move_accuracy(cost: float, scale: float = 1.0) -> float:
     """lichess's accuracy of a move from its win-chance loss (here 0-1; lichess counts in percentage points):
-    103.1668 * exp(-0.04354 * loss%) - 3.1669, clamped to 0-100."""
-    loss = 100.0 * max(0.0, cost)
+    103.1668 * exp(-0.04354 * loss%) - 3.1669, clamped to 0-100. ``scale`` (Thresholds.accuracy_scale) first
+    maps the game's losses onto lichess's scale."""
+    loss = 100.0 * max(0.0, cost) * scale
     return max(0.0, min(100.0, 103.1668100711649 * math.exp(-0.04354415386753951 * loss) - 3.166924740191411))
 
 
@@ -368,11 +384,13 @@ def analyse_decision(spec: GameSpec, decision: Decision, *, seed: int, budget: B
     cost = max(0.0, value_best - value_played)
     diffs = [b - p for b, p in zip(outcomes[option_key(best)], outcomes[option_key(played)], strict=True)]
     cost_se = _standard_error(diffs)
-    mark = thresholds.mark(cost)
+    mark = thresholds.mark(cost, cost_se)
+
     return DecisionAnalysis(
         ply=decision.ply, seat=seat, kind=decision.kind, options=len(options), played=played, bot=bot, best=best,
         value_played=value_played, value_best=value_best, value_bot=means[option_key(bot)], cost=cost,
-        cost_se=cost_se, mark=mark, accuracy=move_accuracy(cost), samples=budget.samples, candidates=screened,
+        cost_se=cost_se, mark=mark, accuracy=move_accuracy(cost, thresholds.accuracy_scale), samples=budget.samples,
+        candidates=screened,
     )
 
 

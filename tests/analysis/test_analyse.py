@@ -36,9 +36,9 @@ def test_a_whole_match_gives_one_entry_per_decision(game: str) -> None:
         assert d.options >= 2
         assert 0.0 <= d.value_played <= 1.0 and 0.0 <= d.value_best <= 1.0
         assert d.cost == pytest.approx(max(0.0, d.value_best - d.value_played))
-        assert d.mark == THRESHOLDS[game].mark(d.cost)
+        assert d.mark == THRESHOLDS[game].mark(d.cost, d.cost_se)
         assert (d.better is None) == (d.mark is None)
-        assert d.accuracy == pytest.approx(move_accuracy(d.cost))
+        assert d.accuracy == pytest.approx(move_accuracy(d.cost, THRESHOLDS[game].accuracy_scale))
     data = result.to_json()
     assert json.loads(json.dumps(data)) == data
     assert [s["decisions"] for s in data["seats"]] == [sum(1 for d in decisions if d.seat == s) for s in (0, 1)]
@@ -73,6 +73,14 @@ def test_columbo_slaps_are_weighed_against_letting_the_discard_go() -> None:
     assert result.decisions[-1].kind == "slap"
 
 
+def test_a_mark_needs_a_loss_beyond_the_noise() -> None:
+    t = THRESHOLDS["gomori"]
+    assert t.mark(0.35) == "blunder" and t.mark(0.25) == "mistake" and t.mark(0.12) == "inaccuracy"
+    assert t.mark(0.05) is None
+    assert t.mark(0.35, se=0.10) == "blunder"
+    assert t.mark(0.35, se=0.20) is None  # within two standard errors of no loss at all
+
+
 def test_only_the_asked_seats_are_analysed() -> None:
     actions = _match("ruhd", 2)
     result = analyse("ruhd", 2, 2, None, actions, budget=Budget(2, 1, 2), seats=[1])
@@ -87,6 +95,8 @@ def test_accuracy_follows_lichess() -> None:
     costs = [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5]
     values = [move_accuracy(c) for c in costs]
     assert values == sorted(values, reverse=True)
+    assert move_accuracy(0.05, scale=2.0) == pytest.approx(move_accuracy(0.10))
+    assert THRESHOLDS["rummy"].accuracy_scale * THRESHOLDS["rummy"].mistake == pytest.approx(0.20)
     assert match_accuracy([]) is None
     assert match_accuracy([100.0, 100.0]) == pytest.approx(100.0)
     # one blunder among good moves weighs more than in a plain mean
