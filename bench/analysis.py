@@ -142,8 +142,8 @@ def cmd_report(args: argparse.Namespace) -> None:
                     marks[who].append(mark)
                 ses.append(d.get("cost_se", 0.0))
                 moves[d["seat"]].append(move_accuracy(d["cost"], t.accuracy_scale))
-            for seat, values in moves.items():
-                accuracy[m["levels"][seat]].append(match_accuracy(values) or 0.0)
+            for seat, scores in moves.items():
+                accuracy[m["levels"][seat]].append(match_accuracy(scores) or 0.0)
         header = f"{'who':12} {'n':>6} {'zero':>6} " + " ".join(f"p{int(q * 100):<5}" for q in qs) + \
             f" {'>=inacc':>8} {'>=mist':>7} {'>=blund':>8} {'accuracy':>9}"
         print(header)

@@ -18,7 +18,16 @@ seat's view only:
 
 Values are soft win chances in [0, 1] for the deciding seat (``specs``). Marks and accuracy follow lichess:
 thresholds on the win-chance loss per game (``THRESHOLDS``, set from measured distributions in
-bench/ANALYSIS.md), and lichess's per-move accuracy curve on the loss in percentage points.
+bench/ANALYSIS.md; a mark also needs the loss to be at least two standard errors of its paired estimate), and
+lichess's per-move accuracy curve on the loss in percentage points (scaled so that each game's mistake
+threshold sits where lichess's does).
+
+Which recorded actions are decisions: every action chosen among two or more options (``specs.classify``).
+Forced moves are skipped, and so is Columbo's peek (every card is unseen then: all choices are alike).
+Columbo's real-time moves: a 7-Q card action (look / exchange / skip) is a decision among those options; a
+slap that was made is weighed against letting that discard go (the option ``None``); a slap *not* made leaves
+no record (nobody knows when a player could have slapped), so missed slaps are not analysed, and neither is a
+card action left to lapse.
 
 Everything is deterministic for a given ``seed``: every random stream is derived from (seed, ply).
 """
@@ -153,7 +162,7 @@ class DecisionAnalysis:
         """The move to show instead, when this one is marked."""
         return self.best if self.mark is not None else None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, candidates: bool = True) -> dict[str, Any]:
         return {
             "ply": self.ply, "seat": self.seat, "kind": self.kind, "options": self.options,
             "played": self.played, "bot": self.bot, "best": self.best,
@@ -162,7 +171,7 @@ class DecisionAnalysis:
             "value_bot": round(self.value_bot, 4), "cost": round(self.cost, 4),
             "cost_se": round(self.cost_se, 4), "mark": self.mark,
             "accuracy": round(self.accuracy, 1), "samples": self.samples,
-            "candidates": [c.to_json() for c in self.candidates],
+            "candidates": [c.to_json() for c in self.candidates] if candidates else [],
         }
 
 
@@ -199,12 +208,14 @@ class MatchAnalysis:
     actions: int  # recorded actions in the match
     skipped: dict[str, int]  # recorded actions not analysed, by reason ("forced", "peek")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, candidates: bool = True) -> dict[str, Any]:
+        """The analysis as plain JSON; candidates=False leaves out each decision's screened candidates (a third
+        to a half of the size)."""
         return {
             "version": ANALYSIS_VERSION, "game": self.game, "players": self.players, "seed": self.seed,
             "budget": self.budget.to_json(), "thresholds": self.thresholds.to_json(), "actions": self.actions,
             "skipped": dict(self.skipped), "seats": [s.to_json() for s in self.seats],
-            "decisions": [d.to_json() for d in self.decisions],
+            "decisions": [d.to_json(candidates) for d in self.decisions],
         }
 
 
@@ -411,6 +422,10 @@ def decisions_of(game: str, players: int, seed: int, options: dict[str, Any] | N
     decisions: list[Decision] = []
     skipped: dict[str, int] = {}
     for ply, (seat, action) in enumerate(actions):
+        try:
+            after = engine.apply(state, seat, action)
+        except ValueError as error:  # IllegalAction, or a seat that is no seat
+            raise AnalysisError(f"Move {ply + 1} (seat {seat + 1}) doesn't replay: {error}") from None
         legal = engine.legal_actions(state, seat)
         view = engine.view(state, seat)
         kind, group = spec.classify(view, legal, action) if legal else (None, [])
@@ -421,10 +436,7 @@ def decisions_of(game: str, players: int, seed: int, options: dict[str, Any] | N
             skipped["forced"] = skipped.get("forced", 0) + 1
         else:
             decisions.append(Decision(ply, seat, kind, view, group, action, trackers[seat].knowledge()))
-        try:
-            state = engine.apply(state, seat, action)
-        except ValueError as error:
-            raise AnalysisError(f"Move {ply + 1} (seat {seat + 1}) doesn't replay: {error}") from None
+        state = after
         for s, tracker in enumerate(trackers):
             if tracker.needs_view:
                 tracker.observe(seat, action, engine.view(state, s))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from analysis_helpers import SMALL
 
-from games.analysis import THRESHOLDS, Budget, analyse, decisions_of, match_accuracy, move_accuracy
+from games.analysis import THRESHOLDS, AnalysisError, Budget, analyse, decisions_of, match_accuracy, move_accuracy
 from games.analysis.selfplay import bots_of, play_match
 
 OPTIONS: dict[str, dict[str, Any] | None] = {"gomori": None, "ruhd": None, "rummy": None, "columbo": {"rounds": 1}}
@@ -66,7 +66,7 @@ def test_columbo_slaps_are_weighed_against_letting_the_discard_go() -> None:
     assert skipped.get("peek") == 2  # each seat's peek: every card unseen, every choice alike
     slap = next(d for d in decisions if d.ply == slaps[0])
     assert slap.kind == "slap" and slap.options[0] is None
-    assert all(o["type"] == "slap" for o in slap.options[1:])
+    assert all(o is not None and o["type"] == "slap" for o in slap.options[1:])
     result = analyse("columbo", 2, seed, OPTIONS["columbo"], actions[:slaps[0] + 1], budget=SMALL,
                      seats=[slap.seat])
     assert result.decisions[-1].ply == slaps[0]
@@ -101,3 +101,12 @@ def test_accuracy_follows_lichess() -> None:
     assert match_accuracy([100.0, 100.0]) == pytest.approx(100.0)
     # one blunder among good moves weighs more than in a plain mean
     assert match_accuracy([100.0] * 9 + [10.0]) < (100.0 * 9 + 10.0) / 10  # type: ignore[operator]
+
+
+def test_an_action_list_that_does_not_replay_is_refused() -> None:
+    actions = _match("gomori", 1)
+    bad = [*actions[:3], (actions[3][0], {"type": "play", "card": "ZZ", "at": [0, 0]})]
+    with pytest.raises(AnalysisError, match="Move 4"):
+        analyse("gomori", 2, 1, None, bad, budget=SMALL)
+    with pytest.raises(AnalysisError, match="Move 1"):
+        analyse("gomori", 2, 1, None, [(1, actions[0][1])], budget=SMALL)
