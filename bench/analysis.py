@@ -6,6 +6,7 @@ its decision costs (what bench/ANALYSIS.md sets the thresholds from), and its no
                                                  [--pairings mixed|strongest|all] [--jobs 1] [--out FILE.jsonl]
     .venv/bin/python bench/analysis.py report FILE.jsonl [FILE.jsonl ...]
     heavy .venv/bin/python bench/analysis.py noise --game gomori --matches 2 --repeats 4 [--budget 6,8,24]
+    heavy .venv/bin/python bench/analysis.py versus --game ruhd --matches 40 [--budget ...]
 
 run: match i (seed first-seed + i) pairs two bot levels (mixed: cycles through random-strongest,
 reference-strongest, strongest-strongest and random-reference, seats swapped every other match), records it,
@@ -18,6 +19,10 @@ report: the cost distribution (percentiles; share of decisions marked at least i
 per game, per bot level and per kind of decision, and the mean match accuracy per level. Marks and accuracy are
 recomputed from the stored costs with the current THRESHOLDS.
 
+versus: the analysis as a player (at each of its decisions it plays the analysis's best move, the strongest bot's
+move being always among the candidates) against the strongest bot, seats alternated: W/D/L. A check that the
+"better moves" the analysis shows are at least as good as the strongest bot's.
+
 noise: every decision of a few matches analysed --repeats times with different analysis seeds: the spread of
 the cost and of the played move's value, and how often the mark changes.
 """
@@ -27,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import random
 import statistics
 import sys
 import time
@@ -37,7 +43,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games.analysis import DEFAULT_BUDGETS, THRESHOLDS, Budget, analyse, match_accuracy, move_accuracy
-from games.analysis.evaluate import analyse_decision, decisions_of
+from games.analysis.determinize import new_tracker
+from games.analysis.evaluate import Decision, analyse_decision, decisions_of
 from games.analysis.selfplay import bots_of, play_match
 from games.analysis.specs import get_spec
 
@@ -204,6 +211,60 @@ def cmd_noise(args: argparse.Namespace) -> None:
                   + "  marks " + " ".join(str(m) for m in r["marks"]))
 
 
+def versus_one(args: tuple[str, int, str | None, int]) -> str:
+    """One match of the analysis-as-a-player (seat index % 2) against the strongest bot: "W", "D" or "L"."""
+    game, seed, budget_text, index = args
+    engine = get_spec(game).engine
+    spec = get_spec(game)
+    budget = parse_budget(budget_text, game)
+    strongest = list(bots_of(game).values())[-1]
+    me = index % 2
+    state = engine.new_game(2, seed=seed)
+    trackers = [new_tracker(game, s) for s in range(2)]
+    rng = random.Random(seed)
+    order = random.Random(f"race:{seed}")
+    ply = 0
+    while not engine.is_over(state):
+        must = set(engine.must_act(state))
+        wanted: list[tuple[int, dict[str, Any]]] = []
+        for seat in engine.to_act(state):
+            view = engine.view(state, seat)
+            legal = view["legal"]
+            action, _ = strongest(view, legal, rng)
+            if seat == me and legal and action is not None:
+                kind, group = spec.classify(view, legal, action)
+                if kind is not None and len(group) > 1:
+                    decision = Decision(ply, seat, kind, view, group, action, trackers[seat].knowledge())
+                    action = analyse_decision(spec, decision, seed=seed, budget=budget,
+                                              thresholds=THRESHOLDS[game]).best
+            if action is not None:
+                wanted.append((seat, action))
+        optional = [w for w in wanted if w[0] not in must]
+        order.shuffle(optional)
+        seat, action = (optional or wanted)[0]
+        state = engine.apply(state, seat, action)
+        ply += 1
+        for s, tracker in enumerate(trackers):
+            if tracker.needs_view:
+                tracker.observe(seat, action, engine.view(state, s))
+    result = engine.result(state)
+    if result["draw"] or len(result["winners"]) != 1:
+        return "D"
+    return "W" if result["winners"][0] == me else "L"
+
+
+def cmd_versus(args: argparse.Namespace) -> None:
+    jobs = [(args.game, args.first_seed + i, args.budget, i) for i in range(args.matches)]
+    pool = multiprocessing.Pool(args.jobs) if args.jobs > 1 else None
+    started = time.perf_counter()
+    outcomes = list(pool.imap(versus_one, jobs) if pool else map(versus_one, jobs))
+    if pool:
+        pool.close()
+    print(f"{args.game}: the analysis ({parse_budget(args.budget, args.game).to_json()}) against the strongest bot: "
+          f"W/D/L {outcomes.count('W')}/{outcomes.count('D')}/{outcomes.count('L')} "
+          f"({time.perf_counter() - started:.0f} s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -227,6 +288,13 @@ def main() -> None:
     noise.add_argument("--budget", help="candidates,screen,samples")
     noise.add_argument("--jobs", type=int, default=1)
     noise.set_defaults(func=cmd_noise)
+    versus = sub.add_parser("versus")
+    versus.add_argument("--game", choices=GAMES, required=True)
+    versus.add_argument("--matches", type=int, default=20)
+    versus.add_argument("--first-seed", type=int, default=5000)
+    versus.add_argument("--budget", help="candidates,screen,samples")
+    versus.add_argument("--jobs", type=int, default=1)
+    versus.set_defaults(func=cmd_versus)
     args = parser.parse_args()
     args.func(args)
 
