@@ -113,14 +113,24 @@ class UserAdmin(DjangoUserAdmin):
         super().save_model(request, obj, form, change)
         if old_name and old_name != obj.avatar.name:
             obj.avatar.storage.delete(old_name)
-        if change and "is_active" in form.changed_data and not obj.is_bot:
+        if change and "is_active" in form.changed_data and not obj.is_bot and self.has_suspend_permission(request):
             if obj.is_active:
                 self._reinstate(request, obj)
             else:
                 self._suspend(request, obj)
 
+    def has_suspend_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("accounts.suspend_user")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        """"Active" suspends or reinstates the person (save_model): only with the permission to suspend."""
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if obj is not None and not self.has_suspend_permission(request):
+            fields += ("is_active",)
+        return fields
+
     @admin.action(description="Suspend the selected people (sign out, end their matches, block sign-in)",
-                  permissions=["change"])
+                  permissions=["suspend"])
     def suspend_users(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
         for user in queryset:
             if user.pk == request.user.pk:
@@ -134,7 +144,7 @@ class UserAdmin(DjangoUserAdmin):
             else:
                 self._suspend(request, user)
 
-    @admin.action(description="Lift the selected people's suspension", permissions=["change"])
+    @admin.action(description="Lift the selected people's suspension", permissions=["suspend"])
     def unsuspend_users(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
         for user in queryset.filter(is_active=False, is_bot=False):
             self._reinstate(request, user)

@@ -41,6 +41,9 @@ class User(AbstractUser):
         # The history's ?player= looks a name up in any case (games.history.queries.find_player compares
         # Lower(username)); without this index both databases scan every user.
         indexes = [models.Index(Lower("username"), name="user_username_lower")]
+        # Suspending a person and lifting it (the admin's actions, or the "Active" box) is its own permission,
+        # apart from editing their profile.
+        permissions = [("suspend_user", "Can suspend people and lift their suspension")]
 
     def __str__(self) -> str:
         return self.name
