@@ -20,6 +20,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from .avatars import AvatarError, process_avatar
+from .forms import refuse_taken_names
 from .models import User
 
 
@@ -44,6 +45,12 @@ class AdminUserChangeForm(UserChangeForm):
             return ContentFile(processed.content, name=f"avatar.{processed.extension}")
         return avatar
 
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        refuse_taken_names(self, user=self.instance, username=cleaned.get("username"),
+                           display_name=cleaned.get("display_name", ""))
+        return cleaned
+
 
 class AdminUserAddForm(AdminUserCreationForm):
     """Django's add-user form with the display name and email on it too."""
@@ -51,6 +58,12 @@ class AdminUserAddForm(AdminUserCreationForm):
     class Meta(AdminUserCreationForm.Meta):
         model = User
         fields = ("username", "display_name", "email")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        refuse_taken_names(self, user=None, username=cleaned.get("username"),
+                           display_name=cleaned.get("display_name", ""))
+        return cleaned
 
 
 @admin.register(User)
