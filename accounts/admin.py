@@ -20,6 +20,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from .avatars import AvatarError, process_avatar
+from .forms import refuse_taken_names
 from .models import User
 
 
@@ -44,6 +45,12 @@ class AdminUserChangeForm(UserChangeForm):
             return ContentFile(processed.content, name=f"avatar.{processed.extension}")
         return avatar
 
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        refuse_taken_names(self, user=self.instance, username=cleaned.get("username"),
+                           display_name=cleaned.get("display_name", ""))
+        return cleaned
+
 
 class AdminUserAddForm(AdminUserCreationForm):
     """Django's add-user form with the display name and email on it too."""
@@ -51,6 +58,12 @@ class AdminUserAddForm(AdminUserCreationForm):
     class Meta(AdminUserCreationForm.Meta):
         model = User
         fields = ("username", "display_name", "email")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        refuse_taken_names(self, user=None, username=cleaned.get("username"),
+                           display_name=cleaned.get("display_name", ""))
+        return cleaned
 
 
 @admin.register(User)
@@ -113,14 +126,24 @@ class UserAdmin(DjangoUserAdmin):
         super().save_model(request, obj, form, change)
         if old_name and old_name != obj.avatar.name:
             obj.avatar.storage.delete(old_name)
-        if change and "is_active" in form.changed_data and not obj.is_bot:
+        if change and "is_active" in form.changed_data and not obj.is_bot and self.has_suspend_permission(request):
             if obj.is_active:
                 self._reinstate(request, obj)
             else:
                 self._suspend(request, obj)
 
+    def has_suspend_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("accounts.suspend_user")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        """"Active" suspends or reinstates the person (save_model): only with the permission to suspend."""
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if obj is not None and not self.has_suspend_permission(request):
+            fields += ("is_active",)
+        return fields
+
     @admin.action(description="Suspend the selected people (sign out, end their matches, block sign-in)",
-                  permissions=["change"])
+                  permissions=["suspend"])
     def suspend_users(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
         for user in queryset:
             if user.pk == request.user.pk:
@@ -134,7 +157,7 @@ class UserAdmin(DjangoUserAdmin):
             else:
                 self._suspend(request, user)
 
-    @admin.action(description="Lift the selected people's suspension", permissions=["change"])
+    @admin.action(description="Lift the selected people's suspension", permissions=["suspend"])
     def unsuspend_users(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
         for user in queryset.filter(is_active=False, is_bot=False):
             self._reinstate(request, user)

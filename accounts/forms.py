@@ -11,7 +11,8 @@ from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.files.uploadedfile import UploadedFile
 
 from .avatars import ALLOWED_CONTENT_TYPES, AvatarError, ProcessedAvatar, process_avatar
-from .models import User
+from .models import NameKey, User
+from .names import name_keys, taken_message
 
 
 def clean_display_name(value: str) -> str:
@@ -21,6 +22,31 @@ def clean_display_name(value: str) -> str:
         if unicodedata.category(char) in {"Cc", "Cf", "Co", "Cs"}:
             raise forms.ValidationError("Use letters, digits, spaces and punctuation only.")
     return value
+
+
+def name_taken(name: str, *, user: User | None) -> bool:
+    """Whether someone other than `user` holds a name that `name` would be taken for (accounts.names)."""
+    held = NameKey.objects.filter(key__in=name_keys(name))
+    if user is not None and user.pk is not None:
+        held = held.exclude(user_id=user.pk)
+    return held.exists()
+
+
+def refuse_taken_names(form: forms.BaseForm, *, user: User | None, username: str | None, display_name: str,
+                       username_field: bool = True) -> None:
+    """Add "That name is taken" to the form where a new name would pass for someone else's: the display
+    name, the username (the profile's address, and the shown name when there is no display name), compared
+    with every other person's shown name and username. A name that did not change is not checked again (an
+    account that shared a name before names were compared keeps it)."""
+    saved = (user.username, user.display_name) if user is not None and user.pk is not None else None
+    if display_name and (saved is None or display_name != saved[1]) and name_taken(display_name, user=user):
+        form.add_error("display_name", taken_message(display_name))
+    if username and (saved is None or username != saved[0]) and name_taken(username, user=user):
+        form.add_error("username" if username_field else None, taken_message(username))
+    elif not display_name and saved is not None and saved[1] and username_field is False \
+            and name_taken(saved[0], user=user):
+        # Clearing the display name shows the username instead: it must be free too.
+        form.add_error("display_name", taken_message(saved[0]))
 
 
 SUSPENDED_MESSAGE = (
@@ -71,6 +97,12 @@ class SignUpForm(UserCreationForm):
     def clean_display_name(self) -> str:
         return clean_display_name(self.cleaned_data.get("display_name", ""))
 
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        refuse_taken_names(self, user=None, username=cleaned.get("username"),
+                           display_name=cleaned.get("display_name", ""))
+        return cleaned
+
 
 class ProfileForm(forms.ModelForm):
     """A person's own profile: display name, email, and a new avatar or going back to the generated one."""
@@ -113,6 +145,9 @@ class ProfileForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
+        if "display_name" in cleaned:
+            refuse_taken_names(self, user=self.instance, username=None, display_name=cleaned["display_name"],
+                               username_field=False)
         if cleaned.get("remove_avatar") and cleaned.get("avatar_upload"):
             raise forms.ValidationError("Choose a new picture or remove the current one, not both.")
         return cleaned

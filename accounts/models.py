@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import secrets
 from pathlib import PurePath
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from django.contrib.auth.models import AbstractUser, AnonymousUser
-from django.db import models
+from django.db import models, router, transaction
 from django.db.models.functions import Lower
 from django.urls import reverse
 
 from .avatars import generated_avatar_url
+from .names import name_keys
 
 
 def avatar_path(instance: User, filename: str) -> str:
@@ -41,9 +42,51 @@ class User(AbstractUser):
         # The history's ?player= looks a name up in any case (games.history.queries.find_player compares
         # Lower(username)); without this index both databases scan every user.
         indexes = [models.Index(Lower("username"), name="user_username_lower")]
+        # Suspending a person and lifting it (the admin's actions, or the "Active" box) is its own permission,
+        # apart from editing their profile.
+        permissions = [("suspend_user", "Can suspend people and lift their suspension")]
+
+    # (username, display_name) as last loaded or saved: the name keys change only when these do.
+    _saved_names: tuple[str, str] | None = None
 
     def __str__(self) -> str:
         return self.name
+
+    @classmethod
+    def from_db(cls, db: str | None, field_names: Any, values: Any, **kwargs: Any) -> User:
+        user = super().from_db(db, field_names, values, **kwargs)
+        if {"username", "display_name"} <= set(field_names):
+            user._saved_names = (user.username, user.display_name)
+        return user
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Save, and keep this person's name keys (NameKey) in step with the names, in the same transaction: a
+        name that looks like someone else's is refused by the database (IntegrityError), even in a race."""
+        update_fields = kwargs.get("update_fields")
+        names = (self.username, self.display_name)
+        touched = update_fields is None or bool({"username", "display_name"} & set(update_fields))
+        if not touched or names == self._saved_names:
+            super().save(*args, **kwargs)
+            return
+        using = kwargs.get("using") or router.db_for_write(type(self), instance=self)
+        with transaction.atomic(using=using):
+            super().save(*args, **kwargs)
+            self._store_name_keys(using)
+        self._saved_names = names
+
+    def _store_name_keys(self, using: str) -> None:
+        wanted = name_keys(self.name, self.username)
+        held = NameKey.objects.using(using).filter(user=self)
+        held.exclude(key__in=wanted).delete()
+        have = set(held.values_list("key", flat=True))
+        # Keys of names that did not change are kept if free: an account that shares a name from before names
+        # were compared (accounts/migrations/0005) keeps it, without the other's key.
+        before = name_keys(self._saved_names[1] or self._saved_names[0], self._saved_names[0]) \
+            if self._saved_names else set()
+        new = [NameKey(key=key, user=self) for key in wanted - have - before]
+        kept = [NameKey(key=key, user=self) for key in (wanted & before) - have]
+        NameKey.objects.using(using).bulk_create(new)
+        NameKey.objects.using(using).bulk_create(kept, ignore_conflicts=True)
 
     @property
     def name(self) -> str:
@@ -59,6 +102,17 @@ class User(AbstractUser):
         if self.avatar:
             return self.avatar.url
         return generated_avatar_url(self.username, self.name, self.is_bot)
+
+
+class NameKey(models.Model):
+    """A key a person's names are known by (accounts.names): unique, so no two people hold look-alike names.
+    Each person holds those of their shown name and of their username (the profile's address shows it)."""
+
+    key = models.CharField(max_length=160, unique=True)
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="name_keys")
+
+    def __str__(self) -> str:
+        return self.key
 
 
 # Whoever looks at a page: a signed-in person, or an anonymous visitor (request.user either way).

@@ -1,4 +1,5 @@
-"""Sign up, profiles and avatars. Signing in and out and the password pages are Django's own views."""
+"""Sign up, profiles and avatars. Signing in and out are Django's own views with our `next` check; the password
+pages are Django's own."""
 
 from __future__ import annotations
 
@@ -6,42 +7,60 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
+from django.contrib.auth.views import LoginView, LogoutView
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.utils.cache import get_conditional_response, patch_cache_control
-from django.utils.http import quote_etag, url_has_allowed_host_and_scheme
+from django.utils.http import quote_etag
 from django.views.decorators.http import require_http_methods, require_safe
 
 from .avatars import generated_avatar_version, remove_avatar, render_generated_avatar, set_avatar
-from .forms import ProfileForm, SignUpForm
+from .forms import ProfileForm, SignInForm, SignUpForm
 from .models import User
+from .names import taken_message
+from .redirects import safe_next
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 
-def _safe_next(request: HttpRequest) -> str:
-    """The ?next= address when it points into this site, else the usual landing page."""
-    target = request.POST.get("next") or request.GET.get("next") or ""
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return resolve_url(settings.LOGIN_REDIRECT_URL)
+class SignInView(LoginView):
+    """Django's sign-in, with the form that names a suspension and the site's one `next` check."""
+
+    authentication_form = SignInForm
+
+    def get_redirect_url(self, request: HttpRequest | None = None) -> str:
+        return safe_next(request or self.request)
+
+
+class SignOutView(LogoutView):
+    """Django's sign-out (a POST), with the site's one `next` check."""
+
+    def get_redirect_url(self, request: HttpRequest | None = None) -> str:
+        return safe_next(request or self.request)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     """Create an account and sign straight in."""
     if request.user.is_authenticated:
-        return redirect(settings.LOGIN_REDIRECT_URL)
+        return redirect(safe_next(request) or resolve_url(settings.LOGIN_REDIRECT_URL))
     form = SignUpForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
+        try:
+            with transaction.atomic():
+                user = form.save()
+        except IntegrityError:
+            # Someone took the name (or a look-alike) between the form's check and the save: the database's
+            # unique keys refused the second one (accounts.models.NameKey).
+            shown = form.cleaned_data.get("display_name") or form.cleaned_data.get("username", "")
+            form.add_error(None, taken_message(shown))
+            return render(request, "registration/signup.html", {"form": form, "next": safe_next(request)})
         login(request, user, backend=MODEL_BACKEND)
         messages.success(request, f"Welcome to Card Club, {user.name}!")
-        return redirect(_safe_next(request))
-    return render(request, "registration/signup.html", {"form": form, "next": request.GET.get("next", "")})
+        return redirect(safe_next(request) or resolve_url(settings.LOGIN_REDIRECT_URL))
+    # Only a `next` that would be followed is carried on (the hidden field, the "Sign in" link).
+    return render(request, "registration/signup.html", {"form": form, "next": safe_next(request)})
 
 
 @require_safe
@@ -81,12 +100,16 @@ def profile_edit(request: HttpRequest) -> HttpResponse:
     else:
         form = ProfileForm(instance=user)
     if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            form.save()
-            if form.processed_avatar is not None:
-                set_avatar(user, form.processed_avatar)
-            elif form.cleaned_data.get("remove_avatar"):
-                remove_avatar(user)
+        try:
+            with transaction.atomic():
+                form.save()
+                if form.processed_avatar is not None:
+                    set_avatar(user, form.processed_avatar)
+                elif form.cleaned_data.get("remove_avatar"):
+                    remove_avatar(user)
+        except IntegrityError:  # the name was taken meanwhile (see signup)
+            form.add_error("display_name", taken_message(form.cleaned_data.get("display_name") or user.username))
+            return render(request, "accounts/profile_edit.html", {"form": form})
         messages.success(request, "Your profile is saved.")
         return redirect("profile", user.username)
     return render(request, "accounts/profile_edit.html", {"form": form})

@@ -1,4 +1,5 @@
-"""ASGI entry point: HTTP to Django, WebSockets through auth and origin checks to the game consumers."""
+"""ASGI entry point: HTTP to Django; WebSockets through the origin check (config/origins.py) and auth to the
+game consumers."""
 
 import os
 
@@ -9,15 +10,15 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app registry loaded)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from config.origins import SameOriginValidator  # noqa: E402
 from games.play.scheduler import BotRunnerMiddleware  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 router = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
 # The bot runner starts with the first request or socket this process serves.

@@ -1,12 +1,14 @@
-"""Settings, all from the environment, with safe development defaults.
+"""Settings, all from the environment, with defaults safe to serve friends with (README, "Configuration").
 
-DJANGO_DEBUG, DJANGO_SECRET_KEY (required when debug is off), DJANGO_ALLOWED_HOSTS,
-DATABASE_URL (default: SQLite in the project), REDIS_URL (default: in-memory channel layer).
+DJANGO_DEBUG (default off), DJANGO_SECRET_KEY (default: one generated on first run and kept in .secret_key),
+DJANGO_HTTPS (default on when debug is off; ./dev run serves plain HTTP and turns it off), DJANGO_ALLOWED_HOSTS,
+DJANGO_SERVE_MEDIA, DATABASE_URL (default: SQLite in the project), REDIS_URL (default: in-memory channel layer).
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 import dj_database_url
@@ -30,12 +32,47 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off.")
-    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production-0123456789abcdefghij"
+def local_secret_key(path: Path) -> str:
+    """This installation's own secret key, kept in `path` (readable by its owner only): made on first run, read
+    on every later one. Two processes starting at once agree: the key is written to a file of its own and
+    linked into place, which fails if another got there first, so both read the winner's."""
+    if not path.exists():
+        key = secrets.token_urlsafe(50)
+        draft = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        try:
+            descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w") as out:
+                out.write(key + "\n")
+            try:
+                os.link(draft, path)
+            except FileExistsError:
+                pass
+            finally:
+                draft.unlink()
+        except OSError as error:
+            raise ImproperlyConfigured(
+                f"Could not keep a secret key in {path} ({error}): set DJANGO_SECRET_KEY, or "
+                "DJANGO_SECRET_KEY_FILE to a writable place."
+            ) from error
+    key = path.read_text().strip()
+    if len(key) < 50:
+        raise ImproperlyConfigured(f"{path} holds no usable secret key: delete it to make a new one.")
+    return key
+
+
+# Off unless asked for: a debug page lists every URL of the site and much of its settings.
+DEBUG = env_bool("DJANGO_DEBUG", False)
+# The one key that signs sessions and password-reset links: DJANGO_SECRET_KEY when set, else the key file
+# (.secret_key at the project root, ignored by git), made on first run.
+SECRET_KEY_FILE = Path(os.environ.get("DJANGO_SECRET_KEY_FILE") or BASE_DIR / ".secret_key")
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "") or local_secret_key(SECRET_KEY_FILE)
+# Whether people reach the site over HTTPS (a TLS proxy in front): then cookies are sent over HTTPS only, plain
+# HTTP is redirected and HSTS is sent. On by default when debug is off (a deployment); ./dev run, which serves
+# plain HTTP itself, turns it off.
+HTTPS = env_bool("DJANGO_HTTPS", not DEBUG)
+# Uploaded avatars served by the site itself (the embedded set-up); a deployment lets its proxy serve
+# MEDIA_ROOT at /media/ and sets DJANGO_SERVE_MEDIA=0.
+SERVE_MEDIA = env_bool("DJANGO_SERVE_MEDIA", True)
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
@@ -195,7 +232,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT", BASE_DIR / "media"))
@@ -237,7 +274,8 @@ CSRF_COOKIE_HTTPONLY = False
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
-if not DEBUG:
+if HTTPS:
+    # Only behind a proxy that sets it: a client talking to daphne directly could send it itself.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
     SESSION_COOKIE_SECURE = True

@@ -13,5 +13,7 @@ urlpatterns = [
     path("", include("accounts.profile_urls")),
 ]
 
-if settings.DEBUG:
+if settings.SERVE_MEDIA:
+    # Uploaded avatars, in the embedded set-up (./dev run, debug off by default); a deployment behind a proxy
+    # serves /media/ there and turns this off (DJANGO_SERVE_MEDIA=0).
     urlpatterns.append(path("media/<path:path>", serve, {"document_root": settings.MEDIA_ROOT}))

@@ -13,6 +13,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -164,13 +165,22 @@ class MatchAdmin(admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: Match, form: Any, change: bool) -> None:
         set_public(match_id=obj.pk, is_public=obj.is_public)
 
-    @admin.action(description="Abort the selected matches (unrated, in nobody's history)", permissions=["change"])
+    # Each moderation action has its own permission (games.Match's Meta), so that a helper may, say, abort
+    # matches without annulling results; the admin offers an action only with its permission, and refuses it
+    # otherwise (a forged POST of an action not offered does nothing).
+    def has_abort_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("games.abort_match")
+
+    def has_annul_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("games.annul_result")
+
+    @admin.action(description="Abort the selected matches (unrated, in nobody's history)", permissions=["abort"])
     def abort_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
         self._moderate(request, queryset, moderation.abort_match,
                        "Moderation: aborted the match (unrated, in nobody's history or statistics).", "Aborted")
 
     @admin.action(description="Annul the selected finished matches' results (ratings recomputed)",
-                  permissions=["change"])
+                  permissions=["annul"])
     def annul_results(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
         self._moderate(request, queryset, moderation.annul_result,
                        "Moderation: annulled the result (ratings and statistics recomputed without it).", "Annulled")
@@ -209,9 +219,10 @@ class MatchAdmin(admin.ModelAdmin):
         return own + super().get_urls()
 
     def import_view(self, request: HttpRequest) -> HttpResponse:
-        """Import an exported match: replayed action by action, refused unless every action replays."""
+        """Import an exported match: replayed action by action, refused unless every action replays. Needs the
+        permission to add matches (admin_view lets in any staff member)."""
         if not self.has_add_permission(request):
-            return HttpResponseRedirect(reverse("admin:games_match_changelist"))
+            raise PermissionDenied
         form = ImportMatchForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
             try:
@@ -269,7 +280,10 @@ class ChatMessageAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.action(description="Hide the selected lines from every page")
+    def has_hide_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("games.hide_chatmessage")
+
+    @admin.action(description="Hide the selected lines from every page", permissions=["hide"])
     def hide_lines(self, request: HttpRequest, queryset: QuerySet[ChatMessage]) -> None:
         ids = list(queryset.filter(hidden=False).values_list("pk", flat=True))
         hidden = chat.hide(queryset, by=request.user)

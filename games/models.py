@@ -89,6 +89,12 @@ class Match(models.Model):
 
     class Meta:
         verbose_name_plural = "matches"
+        # The admin's moderation actions, each its own permission (games/admin.py); "change" is the privacy
+        # switch, "add" the import.
+        permissions = [
+            ("abort_match", "Can abort a match waiting or in progress"),
+            ("annul_result", "Can annul a finished match's result"),
+        ]
         indexes = [
             models.Index(fields=["status", "-finished_at"], name="match_status_finished"),
             models.Index(fields=["game", "status", "-finished_at"], name="match_game_status_finished"),
@@ -174,6 +180,8 @@ class ChatMessage(models.Model):
     class Meta:
         ordering = ["id"]
         indexes = [models.Index(fields=["match", "room", "-id"], name="chat_match_room")]
+        # A line is evidence and never edited; hiding it is its own permission (the admin's action).
+        permissions = [("hide_chatmessage", "Can hide chat lines from every page")]
 
     def __str__(self) -> str:
         return f"{self.match_id} {self.room}: {self.text[:40]}"

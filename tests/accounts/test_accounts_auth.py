@@ -101,7 +101,7 @@ def test_signup_follows_a_safe_next_and_ignores_an_unsafe_one(client: Any) -> No
     response = client.post(reverse("signup") + "?next=/history/", {**signup_data(), "next": "/history/"})
     assert response.headers["Location"] == "/history/"
     client.logout()
-    response = client.post(reverse("signup"), {**signup_data(username="bob"), "next": "https://evil.example/"})
+    response = client.post(reverse("signup"), {**signup_data(username="bob", display_name="Bob"), "next": "https://evil.example/"})
     assert response.headers["Location"] == reverse("play")
 
 

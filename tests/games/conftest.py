@@ -76,19 +76,20 @@ def gomori_match(alice: Any, bob: Any) -> Any:
 
 @pytest.fixture
 def ws_headers() -> Callable[..., list[tuple[bytes, bytes]]]:
-    """Headers for a WebSocket handshake from this site's pages: an allowed Origin, and the session cookie
-    of a browser signed in as the given user (None: an anonymous browser). Call from sync code."""
+    """Headers for a WebSocket handshake from this site's pages: the Origin of the page (first), the Host it
+    was served from (config/origins.py wants them to match), and the session cookie of a browser signed in as
+    the given user (None: an anonymous browser). Call from sync code."""
     from django.conf import settings
     from django.test import Client
 
-    origin = b"http://testserver"
-    for host in settings.ALLOWED_HOSTS:
-        if host != "*" and not host.startswith((".", "[")):
-            origin = f"http://{host}".encode()
+    host = "testserver"
+    for allowed in settings.ALLOWED_HOSTS:
+        if allowed != "*" and not allowed.startswith((".", "[")):
+            host = allowed
             break
 
     def headers(user: object | None = None) -> list[tuple[bytes, bytes]]:
-        result = [(b"origin", origin)]
+        result = [(b"origin", f"http://{host}".encode()), (b"host", host.encode())]
         if user is not None:
             client = Client()
             client.force_login(user)
@@ -161,7 +162,7 @@ async def ws_client() -> AsyncIterator[Callable[..., Any]]:
         match_id: int | None, user: Any = None, code: str | None = None, path: str | None = None,
         paced: bool = True,
     ) -> tuple[bool, Any, Any]:
-        headers = [(b"origin", b"http://testserver")]
+        headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
         if user is not None:
             cookie = await database_sync_to_async(session_cookie)(user)
             headers.append((b"cookie", cookie.encode()))

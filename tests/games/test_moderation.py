@@ -13,6 +13,7 @@ import playing
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.contrib import messages
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import Permission
 from django.contrib.sessions.models import Session
@@ -385,3 +386,126 @@ def test_recomputing_a_game_with_nothing_annulled_changes_nothing(make_user: Cal
         assert stats.recompute_game(game, since=(middle.finished_at, middle.pk)) == 0
         assert stats.recompute_game(game) == 0
     assert snapshot() == before
+
+
+# ---------------------------------------------------------------------------------------------
+# Each action needs its own permission: a staff member who may only look is offered none, and a forged POST
+# of one changes nothing; the permission alone (no superuser) is enough.
+
+
+def staff_with(make_user: Callable[..., Any], name: str, *codenames: str) -> Any:
+    """A staff member (not a superuser) holding exactly these permissions."""
+    user = make_user(name, is_staff=True)
+    user.user_permissions.add(*Permission.objects.filter(codename__in=codenames))
+    assert Permission.objects.filter(codename__in=codenames).count() == len(codenames)
+    return user
+
+
+def offered(client: Client, changelist: str) -> set[str]:
+    page = client.get(changelist)
+    assert page.status_code == 200
+    form = page.context["action_form"]  # None when the page offers no action at all
+    return {value for value, _label in form.fields["action"].choices if value} if form else set()
+
+
+MODERATION = [
+    # (changelist, action, the permission it needs, what a viewer may see)
+    (MATCHES, "abort_matches", "abort_match", "view_match"),
+    (MATCHES, "annul_results", "annul_result", "view_match"),
+    ("/admin/games/chatmessage/", "hide_lines", "hide_chatmessage", "view_chatmessage"),
+    (USERS, "suspend_users", "suspend_user", "view_user"),
+    (USERS, "unsuspend_users", "suspend_user", "view_user"),
+]
+
+
+def target_of(action: str, alice: Any, bob: Any, gomori_match: Match) -> tuple[Any, Callable[[], bool]]:
+    """The object an action is tried on, and whether the action was done to it."""
+    from games.models import ChatMessage
+
+    if action == "abort_matches":
+        return gomori_match, lambda: Match.objects.get(pk=gomori_match.pk).status == Match.Status.ABORTED
+    if action == "annul_results":
+        done = finished_match([alice, bob], 0, timezone.now())
+        return done, lambda: bool(Match.objects.get(pk=done.pk).result.get("annulled"))
+    if action == "hide_lines":
+        line = ChatMessage.objects.create(match=gomori_match, user=alice, room="players", text="hello")
+        return line, lambda: ChatMessage.objects.get(pk=line.pk).hidden
+    if action == "suspend_users":
+        return alice, lambda: not type(alice).objects.get(pk=alice.pk).is_active
+    moderation.suspend_user(alice)
+    return alice, lambda: type(alice).objects.get(pk=alice.pk).is_active
+
+
+@pytest.mark.parametrize(("changelist", "action", "needs", "view"), MODERATION)
+def test_a_staff_member_who_may_only_look_is_offered_no_action_and_a_forged_one_does_nothing(
+    make_user: Callable[..., Any], alice: Any, bob: Any, gomori_match: Match, changelist: str, action: str,
+    needs: str, view: str, django_capture_on_commit_callbacks: Any,
+) -> None:
+    # "change" is not enough either: each action has its own permission.
+    change = "change_" + view.removeprefix("view_")
+    onlooker = staff_with(make_user, "onlooker", view, change)
+    client = client_for(onlooker)
+    assert action not in offered(client, changelist)
+    target, done = target_of(action, alice, bob, gomori_match)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = run_action(client, changelist, action, target.pk)
+    assert response.status_code == 200
+    assert not [m for m in response.context["messages"] if m.level == messages.SUCCESS]  # nothing was done
+    assert not done()
+    assert not logged(target, onlooker)
+
+
+@pytest.mark.parametrize(("changelist", "action", "needs", "view"), MODERATION)
+def test_the_action_s_own_permission_is_enough(
+    make_user: Callable[..., Any], alice: Any, bob: Any, gomori_match: Match, changelist: str, action: str,
+    needs: str, view: str, django_capture_on_commit_callbacks: Any,
+) -> None:
+    moderator = staff_with(make_user, "moderator", view, needs)
+    client = client_for(moderator)
+    assert action in offered(client, changelist)
+    target, done = target_of(action, alice, bob, gomori_match)
+    with django_capture_on_commit_callbacks(execute=True):
+        run_action(client, changelist, action, target.pk)
+    assert done()
+    assert any(message.startswith("Moderation:") for message in logged(target, moderator))
+
+
+def test_the_active_box_needs_the_permission_to_suspend(make_user: Callable[..., Any], alice: Any) -> None:
+    editor = staff_with(make_user, "editor", "view_user", "change_user")
+    client = client_for(editor)
+    url = reverse("admin:accounts_user_change", args=[alice.pk])
+    form = client.get(url).context["adminform"].form
+    assert "is_active" not in form.fields  # shown read-only
+    data = {name: value for name, value in form.initial.items() if value is not None and name != "password"}
+    data.update({"date_joined_0": alice.date_joined.strftime("%Y-%m-%d"),
+                 "date_joined_1": alice.date_joined.strftime("%H:%M:%S"), "is_active": ""})
+    data.pop("groups", None), data.pop("user_permissions", None), data.pop("avatar", None)
+    data = {k: v for k, v in data.items() if v is not False}
+    assert client.post(url, data).status_code == 302
+    assert type(alice).objects.get(pk=alice.pk).is_active
+
+
+def test_the_privacy_switch_needs_the_change_permission(make_user: Callable[..., Any], gomori_match: Match) -> None:
+    url = reverse("admin:games_match_change", args=[gomori_match.pk])
+    for name, codenames, allowed in (("onlooker", ("view_match", "abort_match", "annul_result"), False),
+                                     ("editor", ("view_match", "change_match"), True)):
+        client = client_for(staff_with(make_user, name, *codenames))
+        page = client.get(url)
+        data: dict[str, Any] = {"_save": "Save"}  # is_public unticked
+        for inline in page.context["inline_admin_formsets"]:
+            management = inline.formset.management_form
+            data.update({management.add_prefix(field): value for field, value in management.initial.items()})
+        response = client.post(url, data)
+        assert response.status_code == (302 if allowed else 403)
+        assert Match.objects.get(pk=gomori_match.pk).is_public is not allowed
+
+
+def test_importing_needs_the_add_permission(make_user: Callable[..., Any]) -> None:
+    url = reverse("admin:games_match_import")
+    onlooker = client_for(staff_with(make_user, "onlooker", "view_match", "change_match"))
+    assert onlooker.get(url).status_code == 403
+    assert onlooker.post(url, {"text": "{not json"}).status_code == 403
+    importer = client_for(staff_with(make_user, "importer", "view_match", "add_match"))
+    assert importer.get(url).status_code == 200
+    # The form is read and answered (here: what is wrong with the text).
+    assert "This is not valid JSON." in importer.post(url, {"text": "{not json"}).content.decode()

@@ -376,7 +376,7 @@ async def fuzz(game: str, data: st.DataObject) -> None:
     try:
         watcher = (await database_sync_to_async(make_people)())[0] if spectator == "carol" else None
         for name, user, index in (("spectator", watcher, None), ("player", people[seat], seat)):
-            headers = [(b"origin", b"http://testserver")]
+            headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
             if user is not None:
                 headers.append((b"cookie", (await database_sync_to_async(cookie_of)(user)).encode()))
             communicator = WebsocketCommunicator(application, f"/ws/m/{match_id}/", headers=headers)
@@ -538,7 +538,8 @@ async def test_a_flood_closes_with_4429_and_releases_the_seat(flood: str) -> Non
     before = await database_sync_to_async(row)(match_id)
     cookie = await database_sync_to_async(cookie_of)(people[0])
     communicator = WebsocketCommunicator(application, f"/ws/m/{match_id}/",
-                                         headers=[(b"origin", b"http://testserver"), (b"cookie", cookie.encode())])
+                                         headers=[(b"origin", b"http://testserver"), (b"host", b"testserver"),
+                                                  (b"cookie", cookie.encode())])
     try:
         assert (await communicator.connect(timeout=5))[0]
         await communicator.receive_output(timeout=5)  # the page
@@ -597,7 +598,8 @@ async def test_a_lone_surrogate_in_a_refused_action_gets_the_refusal(game: str) 
                    {"type": "add", "card": LONE_SURROGATE, "pack": 0}]
     cookie = await database_sync_to_async(cookie_of)(people[0])
     communicator = WebsocketCommunicator(application, f"/ws/m/{match_id}/",
-                                         headers=[(b"origin", b"http://testserver"), (b"cookie", cookie.encode())])
+                                         headers=[(b"origin", b"http://testserver"), (b"host", b"testserver"),
+                                                  (b"cookie", cookie.encode())])
     try:
         assert (await communicator.connect(timeout=5))[0]
         await communicator.receive_output(timeout=5)

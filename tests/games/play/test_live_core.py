@@ -83,7 +83,8 @@ async def open_with(match_id: int, cookie: str) -> Any:
     from config.asgi import application
 
     socket = WebsocketCommunicator(application, f"/ws/m/{match_id}/",
-                                   headers=[(b"origin", b"http://testserver"), (b"cookie", cookie.encode())])
+                                   headers=[(b"origin", b"http://testserver"), (b"host", b"testserver"),
+                                            (b"cookie", cookie.encode())])
     connected, _ = await socket.connect(timeout=5)
     assert connected
     await socket.receive_from(timeout=5)
