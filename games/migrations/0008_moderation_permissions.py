@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0006_stats_extras'),
+        ('games', '0007_waiting_on'),
     ]
 
     operations = [
