@@ -14,6 +14,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_K
 from django.utils.crypto import constant_time_compare
 
 CLOSE_UNAUTHENTICATED = 4401
+CLOSE_SUSPENDED = 4423  # HTTP's 423 Locked: the account is suspended
 
 
 def user_group(user_id: int) -> str:
@@ -41,6 +42,10 @@ def session_user_id(session_key: str | None) -> int | None:
     return int(found.pk)
 
 
+def is_active(user_id: int) -> bool:
+    return get_user_model().objects.filter(pk=user_id, is_active=True).exists()
+
+
 class SessionBound(AsyncWebsocketConsumer):
     """A signed-in person's socket that ends with their session: signing out, or a password change from
     another browser, closes it (games.signals sends the check)."""
@@ -64,7 +69,10 @@ class SessionBound(AsyncWebsocketConsumer):
             return
         key = getattr(self.scope.get("session"), "session_key", None)
         if key is None or event.get("ended") == key or await database_sync_to_async(session_user_id)(key) != user.pk:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            # The code lets the page say why it stopped (static/js/site.js): a suspension, or a sign-out (daphne
+            # sends no close reason, so each has a code of its own).
+            suspended = not await database_sync_to_async(is_active)(user.pk)
+            await self.close(code=CLOSE_SUSPENDED if suspended else CLOSE_UNAUTHENTICATED)
             await self.ended()
 
     async def ended(self) -> None:

@@ -7,3 +7,4 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         from . import signals  # noqa: F401  (post_migrate: the bot accounts; post_save: names on live tables)
+        from .lobby import invites  # noqa: F401  (sign-in: the seat a signed-out person chose)

@@ -45,8 +45,8 @@ def database_url(settings_dict: dict[str, Any]) -> str:
 class Daphne:
     """config.asgi:application served by daphne in a subprocess on a free port."""
 
-    def __init__(self, env: dict[str, str], log: Path) -> None:
-        self.port = free_port()
+    def __init__(self, env: dict[str, str], log: Path, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.log = log
         daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
         full = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONUNBUFFERED": "1", **env}

@@ -21,6 +21,7 @@ from ..results import Outcome, Termination
 from ..web import HtmxRequest, SignedInRequest
 from . import page
 from .forms import CreateMatchForm, all_forms
+from .invites import remember_join
 
 
 @require_GET
@@ -73,10 +74,13 @@ def create_match(request: SignedInRequest, game: str) -> HttpResponse:
     return _lobby_page(request, forms, open_game=game, status=400)
 
 
-@login_required
 @require_POST
-def join_match(request: SignedInRequest, match_id: int) -> HttpResponse:
-    code = request.POST.get("code") or None
+def join_match(request: HttpRequest, match_id: int) -> HttpResponse:
+    code = (request.POST.get("code") or "")[:64] or None
+    if not request.user.is_authenticated:
+        # An invite opened signed out: the seat is taken when they sign in or sign up (games.lobby.invites).
+        messages.info(request, "Sign in, or create an account, to take your seat. It stays open meanwhile.")
+        return redirect(remember_join(request, match_id, code))
     try:
         run_change(match_id, decide_join, player=Player.of(request.user), invite_code=code)
     except ServiceError as error:

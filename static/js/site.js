@@ -306,3 +306,83 @@
     if (button) { event.preventDefault(); button.click(); }
   });
 })();
+
+// When a page's socket closes. The server closes for good with a reason (static codes: accounts/sessions.py,
+// games/play/frames.py): the page says why, offers what to do, and its controls stop answering. Anything else
+// is a network drop or a restart: the page says it is reconnecting and does so (htmx's extension retries
+// 1006 and 1011-1013 by itself; the other codes are retried here), and on reconnecting the server draws the
+// whole table again.
+(function () {
+  "use strict";
+  var unloading = false;
+  window.addEventListener("pagehide", function () { unloading = true; });
+  window.addEventListener("beforeunload", function () { unloading = true; });
+
+  function here() { return window.location.pathname + window.location.search; }
+  function link(text, href) { var a = document.createElement("a"); a.href = href; a.textContent = text; return a; }
+  function why(code) {
+    if (code === 4423) {
+      return ["This account is suspended: the table stopped, and it can no longer play here.", link("Home", "/")];
+    }
+    if (code === 4401) {
+      return ["You were signed out (in another tab or window), so this page stopped.",
+              link("Sign in again", "/accounts/login/?next=" + encodeURIComponent(here()))];
+    }
+    if (code === 4403) { return ["This table is not open to you any more.", link("Back to the lobby", "/play/")]; }
+    if (code === 4404) { return ["This match no longer exists.", link("Back to the lobby", "/play/")]; }
+    if (code === 4429) { return ["Too many messages too fast: the connection was closed.", link("Reload the page", here())]; }
+    return null;
+  }
+  var RETRIED = [1006, 1011, 1012, 1013];
+
+  function banner() {
+    var node = document.getElementById("socket-state");
+    if (!node) {
+      node = document.createElement("div");
+      node.id = "socket-state";
+      node.className = "notice socket-state";
+      node.setAttribute("role", "alert");
+      var main = document.querySelector("main") || document.body;
+      main.insertBefore(node, main.firstChild);
+    }
+    return node;
+  }
+  function stop(source, state) {
+    // The table under it is still shown, but nothing in it can be pressed: it would go nowhere.
+    source.setAttribute("data-socket", state);
+    if (source.matches(".match")) { source.inert = true; }
+  }
+
+  document.addEventListener("htmx:wsClose", function (event) {
+    if (unloading) { return; }
+    var source = event.target;
+    var close = event.detail && event.detail.event;
+    var code = close ? close.code : 1006;
+    var told = why(code);
+    var node = banner();
+    node.textContent = "";
+    if (told) {
+      node.dataset.closed = String(code);
+      node.append(told[0] + " ", told[1]);
+      stop(source, "closed");
+      return;
+    }
+    if (node.dataset.closed) { return; }  // a socket closed for good has said why; another one's drop adds nothing
+    node.dataset.reconnecting = "1";
+    node.append("Connection lost: reconnecting…");
+    stop(source, "reconnecting");
+    if (RETRIED.indexOf(code) < 0 && event.detail && event.detail.socketWrapper) {
+      setTimeout(function () { event.detail.socketWrapper.reconnect(); }, 1000 + Math.random() * 2000);
+    }
+  });
+  document.addEventListener("htmx:wsOpen", function (event) {
+    var source = event.target;
+    if (source.getAttribute && source.getAttribute("data-socket") === "reconnecting") {
+      source.removeAttribute("data-socket");
+      if (source.matches(".match")) { source.inert = false; }
+    }
+    // The notice goes once every socket of the page is back (the table's and the notification one).
+    var node = document.getElementById("socket-state");
+    if (node && !node.dataset.closed && !document.querySelector("[data-socket='reconnecting']")) { node.remove(); }
+  });
+})();

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from games.catalog import GAMES
 from games.engines import get_engine
-from games.models import Match, Seat
+from games.models import FinishedMatch, Match, PlayerResult, PlayerStats, Seat
 from games.play.create import SeatSpec, create_match
 from games.ratings import stats
 
@@ -134,3 +134,17 @@ def play_with_bots(game: str, person: Any, levels: Sequence[str], *, seed: int, 
             action = rng.choice(legal)
         playing.act(match_id=match.pk, user=person, seat=0, action=action, expected_version=match.version)
     raise AssertionError(f"{match} did not finish in {max_moves} moves")
+
+
+def snapshot() -> dict[str, Any]:
+    """Every statistics, result and listing row, without their ids."""
+
+    def rows(model: Any, key: Callable[[Any], Any]) -> dict[Any, dict[str, Any]]:
+        fields = [f.attname for f in model._meta.concrete_fields if f.attname != "id"]
+        return {key(obj): {f: getattr(obj, f) for f in fields} for obj in model.objects.all()}
+
+    return {
+        "stats": rows(PlayerStats, lambda r: (r.user_id, r.game)),
+        "results": rows(PlayerResult, lambda r: (r.match_id, r.seat)),
+        "listings": rows(FinishedMatch, lambda r: r.match_id),
+    }

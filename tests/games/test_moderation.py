@@ -359,7 +359,7 @@ def test_a_match_page_of_a_real_game_shows_the_annulment(boss: Any, alice: Any, 
 async def test_suspending_closes_the_persons_open_sockets(alice: Any, bob: Any, start_gomori: Any,
                                                           ws_client: Any) -> None:
     from channels.db import database_sync_to_async
-    from test_live_core import closed_within_a_second, open_with, signed_in_client
+    from sockets import closed_within_a_second, open_with, signed_in_client
 
     match = await database_sync_to_async(start_gomori)(alice, bob)
     _, cookie = await database_sync_to_async(signed_in_client)(alice)
@@ -367,14 +367,13 @@ async def test_suspending_closes_the_persons_open_sockets(alice: Any, bob: Any, 
     socket = await open_with(match.pk, cookie)
     other = await open_with(match.pk, bobs)
     await database_sync_to_async(moderation.suspend_user)(alice)
-    assert await closed_within_a_second(socket)
+    assert await closed_within_a_second(socket) == 4423  # the page says the account is suspended
     assert not await closed_within_a_second(other)  # Bob stays, and sees the match end
     await other.disconnect()
 
 
 def test_recomputing_a_game_with_nothing_annulled_changes_nothing(make_user: Callable[..., Any]) -> None:
-    from history_helpers import bulk_finished_matches
-    from test_stats import snapshot
+    from history_helpers import bulk_finished_matches, snapshot
 
     from games.play.bot_accounts import ensure_bot_accounts
 

@@ -330,7 +330,7 @@ def test_a_match_action_that_cannot_be_is_a_message_on_the_lobby_and_changes_not
 
 
 @pytest.mark.parametrize(("action", "seat"), [
-    ("join", "open"), ("leave", "open"), ("cancel", "open"), ("abandon", "bot:random"),
+    ("leave", "open"), ("cancel", "open"), ("abandon", "bot:random"),
 ])
 def test_match_actions_need_sign_in_and_a_post(action: str, seat: str, settings: Any) -> None:
     """Signed out: the sign-in page, coming back here after; signed in, a GET: 405. Neither changes a thing."""

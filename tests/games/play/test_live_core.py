@@ -13,8 +13,8 @@ from channels.db import database_sync_to_async
 from django.core.management.color import no_style
 from django.core.management.sql import sql_flush
 from django.db import connection
-from django.test import Client
 from django.urls import reverse
+from sockets import closed_within_a_second, open_with, signed_in_client
 from test_socket import ENGINE, check_view, frame, legal_action, load, receive
 
 from games.jinja import piece
@@ -69,37 +69,6 @@ def test_a_remembered_piece_of_html_is_the_one_its_values_make() -> None:
     two = piece("games/tables/gomori.html#cell", cell={**cell, "classes": "cell"})
     assert 'class="cell target"' in one and 'class="cell"' in two
     assert one == piece("games/tables/gomori.html#cell", cell=dict(cell))
-
-
-def signed_in_client(user: Any) -> tuple[Client, str]:
-    client = Client()
-    client.force_login(user)
-    return client, f"sessionid={client.cookies['sessionid'].value}"
-
-
-async def open_with(match_id: int, cookie: str) -> Any:
-    from channels.testing import WebsocketCommunicator
-
-    from config.asgi import application
-
-    socket = WebsocketCommunicator(application, f"/ws/m/{match_id}/",
-                                   headers=[(b"origin", b"http://testserver"), (b"host", b"testserver"),
-                                            (b"cookie", cookie.encode())])
-    connected, _ = await socket.connect(timeout=5)
-    assert connected
-    await socket.receive_from(timeout=5)
-    return socket
-
-
-async def closed_within_a_second(socket: Any) -> bool:
-    try:
-        async with asyncio.timeout(1):
-            while True:
-                output = await socket.receive_output(timeout=1)
-                if output["type"] == "websocket.close":
-                    return True
-    except TimeoutError:
-        return False
 
 
 async def test_a_socket_opening_while_the_bot_runner_lets_go_of_the_match_keeps_the_hubs_copy(
@@ -193,7 +162,7 @@ async def test_signing_out_closes_the_sockets_of_that_session(alice: Any, bob: A
     socket = await open_with(match.pk, cookie)
     other = await open_with(match.pk, other_cookie)
     await database_sync_to_async(client.post)(reverse("logout"))
-    assert await closed_within_a_second(socket)
+    assert await closed_within_a_second(socket) == 4401  # signed out: the page offers to sign in again
     assert not await closed_within_a_second(other)  # her other session goes on
     _seat, action, version = await legal_action(match.pk)
     await other.send_to(text_data=json.dumps({"action": action, "version": version}))

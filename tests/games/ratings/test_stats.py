@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable
 from typing import Any
 
 import playing
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
-from history_helpers import SLUGS, fresh, play_random, play_with_bots, start_match
+from history_helpers import SLUGS, fresh, play_random, play_with_bots, snapshot, start_match
 from openings import play_openings
 
 from games.catalog import GAMES
@@ -165,20 +164,6 @@ def test_recording_a_match_twice_changes_nothing(alice: Any, bob: Any) -> None:
 
 # ---------------------------------------------------------------------------------------------
 # The rebuild command gives exactly the incremental figures
-
-
-def snapshot() -> dict[str, Any]:
-    """Every statistics, result and listing row, without their ids."""
-
-    def rows(model: Any, key: Callable[[Any], Any]) -> dict[Any, dict[str, Any]]:
-        fields = [f.attname for f in model._meta.concrete_fields if f.attname != "id"]
-        return {key(obj): {f: getattr(obj, f) for f in fields} for obj in model.objects.all()}
-
-    return {
-        "stats": rows(PlayerStats, lambda r: (r.user_id, r.game)),
-        "results": rows(PlayerResult, lambda r: (r.match_id, r.seat)),
-        "listings": rows(FinishedMatch, lambda r: r.match_id),
-    }
 
 
 def test_rebuild_stats_equals_the_incremental_figures(

@@ -1,0 +1,173 @@
+"""In real browsers, the flows that broke between two features (issue 26): an invite opened signed out, a table
+whose socket the server closes (a suspension, a sign-out elsewhere) or that the network drops, and more below.
+
+The positions are made through the services (quick); everything a person does is clicked. SHOTS=<folder> saves
+desktop and phone screenshots of each part there, as seams-*.png.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from servers import Daphne, database_url
+from steps import PASSWORD
+from tables import DESKTOP, signed_in
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+SHOTS = os.environ.get("SHOTS", "")
+
+
+def shoot(tab: Any, name: str) -> None:
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        tab.screenshot(path=f"{SHOTS}/seams-{name}.png", full_page=True)
+
+
+def person(username: str, name: str, **fields: Any) -> Any:
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user(username=username, password=PASSWORD, display_name=name, **fields)
+
+
+def gomori_between(alice: Any, bob: Any | None = None, **kwargs: Any) -> Any:
+    """A Gomori match Alice made (seat 0): dealt with Bob in seat 1, or waiting for an invited friend."""
+    import playing
+
+    from games.play.create import SeatSpec, create_match
+
+    match = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("invite")], seed=3,
+                         is_public=False, **kwargs)
+    return playing.join(match_id=match.pk, user=bob, invite_code=match.invite_code) if bob else match
+
+
+def live(tab: Any) -> None:
+    """The table's socket has drawn the page once: it is live."""
+    tab.locator("html[data-live='1']").wait_for(state="attached")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 1. An invite link for a friend who is signed out
+
+
+@pytest.mark.parametrize("way", ["sign in", "sign up"])
+def test_an_invite_opened_signed_out_ends_seated_after_signing_in_or_up(browser: Any, asgi_server: str,
+                                                                       way: str) -> None:
+    alice = person("alice", "Alice")
+    if way == "sign in":
+        person("friend", "Friend")
+    match = gomori_between(alice)
+    context = browser.new_context(base_url=asgi_server, viewport=DESKTOP)
+    context.set_default_timeout(20_000)
+    tab = context.new_page()
+    try:
+        tab.goto(f"/m/{match.pk}/?code={match.invite_code}")
+        tab.get_by_role("button", name="Take a seat").click()
+        tab.wait_for_url("**/accounts/login/**")
+        assert "take your seat" in tab.locator(".messages").inner_text()
+        shoot(tab, f"invite-{way.replace(' ', '-')}")
+        if way == "sign in":
+            tab.get_by_label("Username").fill("friend")
+            tab.get_by_label("Password").fill(PASSWORD)
+            tab.get_by_role("button", name="Sign in").click()
+        else:
+            tab.get_by_role("link", name="Create an account").click()
+            tab.wait_for_url("**/accounts/signup/**")
+            tab.get_by_label("Username").fill("friend")
+            tab.get_by_label("Display name").fill("Friend")
+            tab.get_by_label("Password", exact=True).fill(PASSWORD)
+            tab.get_by_label("Password confirmation").fill(PASSWORD)
+            tab.get_by_role("button", name="Sign up").click()
+        tab.wait_for_url(re.compile(rf".*/m/{match.pk}/\?code="))
+        assert "You took your seat." in tab.locator(".messages").inner_text()
+        live(tab)
+        # Seated: the match started (both seats filled) and the friend sees a hand of their own.
+        assert tab.locator("#players").inner_text().count("Friend") == 1
+        assert tab.locator("#hand [data-key]").count() > 0
+        assert tab.get_by_role("button", name="Take a seat").count() == 0
+    finally:
+        context.close()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 7. A table whose socket closes says why
+
+
+def test_a_suspended_players_open_table_says_so_at_once_and_stops(browser: Any, asgi_server: str) -> None:
+    alice, bob = person("alice", "Alice"), person("bob", "Bob")
+    admin = person("root", "Root", is_staff=True, is_superuser=True)
+    match = gomori_between(alice, bob)
+    tab = signed_in(browser, asgi_server, alice, DESKTOP)
+    staff = signed_in(browser, asgi_server, admin, DESKTOP)
+    try:
+        tab.goto(f"/m/{match.pk}/")
+        live(tab)
+        staff.goto("/admin/accounts/user/?q=alice")
+        staff.locator("input.action-select").first.check()
+        staff.locator("select[name='action']").select_option("suspend_users")
+        staff.get_by_role("button", name="Go").click()
+        staff.wait_for_load_state()
+        banner = tab.locator("#socket-state")
+        banner.wait_for()
+        assert "suspended" in banner.inner_text()
+        assert tab.locator(".match").evaluate("node => node.inert") is True
+        assert not tab.locator("#status").is_visible() or "Your turn" not in tab.locator("#status").inner_text()
+        shoot(tab, "suspended")
+    finally:
+        tab.context.close()
+        staff.context.close()
+
+
+def test_a_sign_out_in_another_tab_closes_the_table_and_offers_to_sign_in(browser: Any, asgi_server: str) -> None:
+    alice, bob = person("alice", "Alice"), person("bob", "Bob")
+    match = gomori_between(alice, bob)
+    tab = signed_in(browser, asgi_server, alice, DESKTOP)
+    try:
+        tab.goto(f"/m/{match.pk}/")
+        live(tab)
+        other = tab.context.new_page()
+        other.goto("/play/")
+        other.get_by_role("button", name="Sign out").click()
+        banner = tab.locator("#socket-state")
+        banner.wait_for()
+        assert "signed out" in banner.inner_text()
+        assert banner.get_by_role("link", name="Sign in again").get_attribute("href") == (
+            f"/accounts/login/?next=%2Fm%2F{match.pk}%2F")
+        assert tab.locator(".match").evaluate("node => node.inert") is True
+    finally:
+        tab.context.close()
+
+
+def test_a_network_drop_says_reconnecting_and_the_table_comes_back_by_itself(
+    browser: Any, django_db_blocker: Any, tmp_path: Path
+) -> None:
+    """The server is killed (kill -9) under an open table, then started again on the same address."""
+    from django.db import connection
+
+    alice, bob = person("alice", "Alice"), person("bob", "Bob")
+    match = gomori_between(alice, bob)
+    env = {"DATABASE_URL": database_url(connection.settings_dict), "DJANGO_DEBUG": "true",
+           "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "GAMES_BOT_DELAY": "0.1"}
+    server = Daphne(env, tmp_path / "daphne.log")
+    tab = signed_in(browser, server.url, alice, DESKTOP)
+    try:
+        tab.goto(f"/m/{match.pk}/")
+        live(tab)
+        server.kill()
+        banner = tab.locator("#socket-state")
+        banner.wait_for()
+        assert "reconnecting" in banner.inner_text()
+        assert tab.locator(".match").evaluate("node => node.inert") is True
+        shoot(tab, "reconnecting")
+        server = Daphne(env, tmp_path / "daphne.log", port=server.port)
+        banner.wait_for(state="detached", timeout=30_000)
+        assert tab.locator(".match").evaluate("node => node.inert") is False
+        # Live again: a move played now reaches this page.
+        tab.locator("#hand [data-key]").first.wait_for()
+    finally:
+        tab.context.close()
+        server.stop()
