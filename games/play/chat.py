@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from accounts.models import User
+from accounts.sessions import user_group
 
 from ..models import ChatMessage, ChatMute
 from .frames import Unreadable, int_field
@@ -160,11 +161,19 @@ class ChatSocket(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ship
         try:
             if other is None:
                 raise ServiceError("Say whom to mute.")
-            self.muted = await database_sync_to_async(set_mute)(
+            muted = await database_sync_to_async(set_mute)(
                 match_id=self.match_id, user_id=self.user_id, other=other, mute=mute)
         except ServiceError as error:
             await self.send_error(str(error))
             return
+        # Every page of this person that shows this match's chat (this one included) takes the new list.
+        await self.channel_layer.group_send(user_group(self.user_id), {
+            "type": "chat.muted", "match": self.match_id, "muted": sorted(muted)})
+
+    async def chat_muted(self, event: dict[str, Any]) -> None:
+        if event.get("match") != self.match_id:
+            return
+        self.muted = frozenset(int(user_id) for user_id in event.get("muted", ()))
         await self.send_chat()
 
     async def unmute(self, frame: dict[str, Any]) -> None:

@@ -17,12 +17,12 @@ PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 
 
-def people(count: int) -> list[Any]:
+def people(count: int, start: int = 0) -> list[Any]:
     from django.contrib.auth import get_user_model
 
     User = get_user_model()
     return [User.objects.create_user(username=f"p{i}", password="x", display_name=f"Player {i + 1}")
-            for i in range(count)]
+            for i in range(start, start + count)]
 
 
 def mid_game(game: str, users: list[Any], *, moves: int, seed: int = 1, options: dict[str, Any] | None = None,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from servers import Daphne, database_url
 from steps import PASSWORD
-from tables import DESKTOP, signed_in
+from tables import DESKTOP, PHONE, signed_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -171,3 +171,73 @@ def test_a_network_drop_says_reconnecting_and_the_table_comes_back_by_itself(
     finally:
         tab.context.close()
         server.stop()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 11. A phone: no page scrolls sideways, nothing is cut at the edge
+
+# Whatever sticks out of the screen, unless it is inside a box the person can scroll sideways on purpose.
+OUTSIDE = """() => [...document.querySelectorAll('body *')].filter(e => {
+  const box = e.getBoundingClientRect();
+  if (box.width === 0 || box.height === 0 || (box.right <= innerWidth + 1 && box.left >= -1)) return false;
+  for (let up = e.parentElement; up && up !== document.body; up = up.parentElement) {
+    const x = getComputedStyle(up).overflowX;
+    if (x === 'auto' || x === 'scroll') return false;
+  }
+  return true;
+}).slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().left) + '..'
+  + Math.round(e.getBoundingClientRect().right))"""
+
+
+def played_out(game: str, users: list[Any]) -> Any:
+    """A match between these people played to its end by the reference bots, through the services."""
+    import random
+
+    import playing
+
+    from games.engines import get_engine
+    from games.models import Match
+    from games.play.create import SeatSpec, create_match
+
+    match = create_match(creator=users[0], game=game, players=2, seats=[SeatSpec("open")], seed=5)
+    playing.join(match_id=match.pk, user=users[1])
+    engine = get_engine(game)
+    bots = __import__(f"games.bots.{game}", fromlist=["BOTS"]).BOTS
+    rng = random.Random(5)
+    while True:
+        match = Match.objects.get(pk=match.pk)
+        state = engine.load(match.state)
+        if engine.is_over(state):
+            return match
+        seat = (engine.must_act(state) or engine.to_act(state))[0]
+        action, _ = bots["reference"](engine.view(state, seat), engine.legal_actions(state, seat), rng)
+        playing.act(match_id=match.pk, user=users[seat], seat=seat,
+                    action=action if action is not None else engine.legal_actions(state, seat)[0])
+
+
+def test_no_page_scrolls_sideways_on_a_phone(browser: Any, asgi_server: str) -> None:
+    from django.contrib.auth import get_user_model
+    from tables import mid_game, people
+
+    users = people(2)
+    tables = {game: mid_game(game, users, moves=8, options={"rounds": 1} if game == "columbo" else None)
+              for game in ("gomori", "columbo", "ruhd", "rummy")}
+    finished = {game: played_out(game, people(2, start=10 + 2 * i)) for i, game in enumerate(("gomori", "ruhd"))}
+    name = get_user_model().objects.get(pk=users[0].pk).username
+    pages = ["/", "/play/", "/history/", f"/u/{name}/history/", f"/u/{name}/", "/leaderboard/", "/rules/",
+             "/accounts/profile/", *(f"/rules/{g}/" for g in tables),
+             *(f"/m/{m.pk}/" for m in tables.values()), *(f"/m/{m.pk}/" for m in finished.values()),
+             *(f"/m/{m.pk}/replay/" for m in finished.values())]
+    tab = signed_in(browser, asgi_server, users[0], PHONE)
+    try:
+        wide = {}
+        for address in pages:
+            tab.goto(address)
+            tab.wait_for_load_state("networkidle")
+            sticking_out = tab.evaluate(OUTSIDE)
+            if tab.evaluate("document.documentElement.scrollWidth") > PHONE["width"] or sticking_out:
+                wide[address] = sticking_out
+            shoot(tab, "phone-" + (address.strip("/").replace("/", "-") or "home"))
+        assert not wide, wide
+    finally:
+        tab.context.close()

@@ -107,6 +107,33 @@ async def test_a_player_mutes_another_for_the_match(
         assert "mute" in error_text(await black.receive_from(timeout=5))
 
 
+async def test_a_mute_made_in_one_tab_holds_in_the_muters_other_tabs(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
+) -> None:
+    """Point 17: Alice has the table open twice; she mutes Bob in one, and his next line reaches neither, and
+    the other tab's panel is drawn again without his lines (and with the unmute)."""
+    chat.throttle.buckets.clear()
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    first, red = await opened(ws_client, match.pk, alice, bob)
+    ok, _, second = await ws_client(match.pk, alice)
+    assert ok
+    await second.receive_from(timeout=5)
+    await red.send_to(text_data=say("before the mute"))
+    await red.receive_from(timeout=5)
+    for tab in (first, second):
+        assert "before the mute" in section(await tab.receive_from(timeout=5), "chat")
+    await first.send_to(text_data=json.dumps({"op": "mute", "user": bob.pk}))
+    for tab in (first, second):
+        panel = section(await tab.receive_from(timeout=5), "chat")
+        assert "before the mute" not in panel and "You muted 1 person" in panel
+    await red.send_to(text_data=say("after the mute"))
+    await red.receive_from(timeout=5)
+    assert await first.receive_nothing(timeout=0.3) and await second.receive_nothing(timeout=0.3)
+    await second.send_to(text_data=json.dumps({"op": "unmute", "user": bob.pk}))
+    for tab in (first, second):
+        assert "after the mute" in section(await tab.receive_from(timeout=5), "chat")
+
+
 async def test_an_administrator_hides_a_line_from_every_page(
     ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any, make_user: Callable[..., Any]
 ) -> None:
