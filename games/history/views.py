@@ -47,7 +47,12 @@ def _history_response(request: HtmxRequest, form: HistoryFilterForm, subject: Us
                       fixed: bool = False, unknown_player: str = "") -> HttpResponse:
     """The history page, or only its results (the table and the page links) for an htmx request."""
     data = form.cleaned_data if form.is_bound else {}
-    if unknown_player:
+    if form.is_bound and form.errors:
+        # Said in the results, which the form's every change redraws: an impossible filter is told at once
+        # (and nothing is listed for it).
+        page = None
+        notice = " ".join(str(error) for errors in form.errors.values() for error in errors)
+    elif unknown_player:
         page = None
         notice = f"No player is called “{unknown_player}”."
     else:

@@ -25,7 +25,7 @@ from ..models import ChatMessage, ChatMute
 from .frames import Unreadable, int_field
 from .news import match_group
 from .page import render_fragment
-from .snapshot import ServiceError
+from .snapshot import ServiceError, Snapshot
 
 if TYPE_CHECKING:
     from .owner import LiveMatch
@@ -121,6 +121,12 @@ def hide(messages: Any, *, by: Any) -> int:
     return len(rows)
 
 
+def seats_two_people(snap: Snapshot) -> bool:
+    """Whether two people can ever sit at this table: seats not given to bots at the start (a seat a person
+    left is still theirs)."""
+    return sum(1 for seat in snap.seats if seat.player is None or not seat.player.is_bot) >= 2
+
+
 class ChatSocket(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ships no types
     """A match socket's part in the chat: its room, the lines it posts and is shown, the people it muted."""
 
@@ -142,6 +148,8 @@ class ChatSocket(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ship
         live = self.live
         assert live is not None and self.user_id is not None
         try:
+            if self.room == "players" and not seats_two_people(live.snap):
+                raise ServiceError("There is nobody at this table to talk to.")
             text = clean_text(frame.get("text"))
             if not throttle.take(self.user_id):
                 raise ServiceError("You are sending messages too fast: wait a moment.")
@@ -184,7 +192,10 @@ class ChatSocket(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ship
     }
 
     async def chat_panel(self) -> str:
-        """The whole chat panel of this socket's room, as this person sees it (without the people they muted)."""
+        """The whole chat panel of this socket's room, as this person sees it (without the people they muted);
+        none for the players of a match that can never seat two people (Columbo solo, a person against bots)."""
+        if self.room == "players" and self.live is not None and not seats_two_people(self.live.snap):
+            return '<section id="chat" class="chat" aria-label="Chat" hidden></section>'
         lines = await database_sync_to_async(recent)(match_id=self.match_id, room=self.room, muted=self.muted)
         return render_fragment("chat", {
             "lines": lines, "room": self.room, "me": self.user_id, "muted": self.muted, "max": MAX_LENGTH})

@@ -12,6 +12,7 @@ from ..catalog import GAMES
 from ..history.charts import rating_chart
 from ..models import PlayerStats
 from . import queries
+from .glicko2 import START_RATING
 from .leaderboard import is_provisional
 
 
@@ -61,5 +62,9 @@ def profile_stats(user: User) -> dict[str, Any]:
     series: dict[str, list[tuple[dt.datetime, float]]] = {slug: [] for slug in GAMES}
     if not user.is_bot:
         for game, finished_at, rating in queries.rating_history(user=user):
+            if not series[game]:
+                # Each line starts from the rating everyone starts with, so a game of one rated match is a line
+                # (where it went) rather than a loose dot.
+                series[game].append((finished_at, START_RATING))
             series[game].append((finished_at, rating))
     return {"stats_lines": lines, "rating_chart": rating_chart(series), "stats_user": user}

@@ -144,6 +144,12 @@ def test_filter_by_date(world: World) -> None:
         assert listed(response) == newest_first(expected)[:PAGE_SIZE]
     refused = client_for().get("/history/", {"date_from": last_day.isoformat(), "date_to": first_day.isoformat()})
     assert "The first day comes after the last one." in refused.content.decode()
+    # At once: the form's change redraws only the results (htmx), and they say it, listing nothing.
+    swapped = client_for().get("/history/", {"date_from": last_day.isoformat(), "date_to": first_day.isoformat()},
+                               headers={"HX-Request": "true"})
+    body = swapped.content.decode()
+    assert body.strip().startswith('<section id="history-results"') and "The first day comes after the last one." in body
+    assert "/replay/" not in body
 
 
 def test_filter_by_player_and_their_own_page(world: World) -> None:
@@ -303,3 +309,22 @@ def test_the_profile_shows_each_game_and_a_rating_chart(world: World, django_ass
         assert f'class="chart-line chart-{game}"' in html
     assert '<svg class="rating-chart"' in html and " style=" not in html
     assert f'href="/u/{person.username}/history/"' in html
+
+
+def test_a_game_of_one_rated_match_is_a_line_on_the_profile_chart(make_user: Any) -> None:
+    """Point 10 of the seams issue: Ruhd and Rummy, one rated match each, showed as loose dots."""
+    import re
+
+    import random
+
+    from history_helpers import play_random, start_match
+
+    person, other = make_user("one-each"), make_user("other-one")
+    for game in ("ruhd", "rummy", "gomori"):
+        play_random(start_match(game, [person, other], seed=7), [person, other], random.Random(7))
+    html = client_for().get(f"/u/{person.username}/").content.decode()
+    for game in ("ruhd", "rummy", "gomori"):
+        points = re.search(rf'class="chart-line chart-{game}" points="([^"]*)"', html)
+        assert points is not None, game
+        # From the rating everyone starts with to where the match left it (the same place only for a draw).
+        assert len(points.group(1).split()) == 2, f"{game}: a dot, not a line"

@@ -160,3 +160,38 @@ async def test_an_administrator_hides_a_line_from_every_page(
     ok, _, again = await ws_client(match.pk, alice)
     assert ok and "something rude" not in section(await again.receive_from(timeout=5), "chat")
     assert (await database_sync_to_async(ChatMessage.objects.get)()).hidden_by_id == admin.pk
+
+
+async def test_a_table_that_can_never_seat_two_people_has_no_players_chat_and_offers_play_again(
+    ws_client: Callable[..., Any], alice: Any, carol: Any
+) -> None:
+    """Point 10 of the seams issue: Columbo solo (and a person against bots) has nobody to talk to or to offer
+    a rematch to; its end offers "Play again", which deals the same table at once. Spectators still talk."""
+    import random
+
+    import playing
+
+    from games.engines import get_engine
+    from games.models import Match
+    from games.play.create import create_match
+
+    def solo_to_the_end() -> Match:
+        match = create_match(creator=alice, game="columbo", players=1, seats=[], options={"rounds": 1}, seed=4)
+        engine, rng = get_engine("columbo"), random.Random(4)
+        while not engine.is_over(state := engine.load(Match.objects.get(pk=match.pk).state)):
+            seat = (engine.must_act(state) or engine.to_act(state))[0]
+            playing.act(match_id=match.pk, user=alice, seat=seat, action=rng.choice(engine.legal_actions(state, seat)))
+        return Match.objects.get(pk=match.pk)
+
+    match = await database_sync_to_async(solo_to_the_end)()
+    mine, watcher = await opened(ws_client, match.pk, alice, carol)
+    page = mine.page.html()
+    assert "Players’ chat" not in page and "chat-form" not in section(page, "chat")
+    assert "Play again" in section(page, "status") and "Offer a rematch" not in page
+    assert "Spectators’ chat" in section(watcher.page.html(), "chat")
+    await mine.send_to(text_data=say("anyone?"))
+    assert "nobody at this table" in error_text(await mine.receive_from(timeout=5))
+    await mine.send_to(text_data=json.dumps({"op": "rematch"}))
+    await mine.receive_from(timeout=5)
+    fresh = await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).rematch_id)()
+    assert fresh is not None
