@@ -45,6 +45,16 @@ def gomori_between(alice: Any, bob: Any | None = None, **kwargs: Any) -> Any:
     return playing.join(match_id=match.pk, user=bob, invite_code=match.invite_code) if bob else match
 
 
+def play_first_card(tab: Any) -> None:
+    """Gomori: the first playable card on the first highlighted cell (and a stacked king's first target)."""
+    tab.locator("#hand .card-button").first.click()
+    tab.locator("#board .cell-button").first.click()
+    tab.wait_for_timeout(250)
+    kings = tab.locator("#board .king-target .cell-button")
+    if kings.count():
+        kings.first.click()
+
+
 def live(tab: Any) -> None:
     """The table's socket has drawn the page once: it is live."""
     tab.locator("html[data-live='1']").wait_for(state="attached")
@@ -241,3 +251,221 @@ def test_no_page_scrolls_sideways_on_a_phone(browser: Any, asgi_server: str) -> 
         assert not wide, wide
     finally:
         tab.context.close()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 2. No stale selection
+
+
+def test_a_selection_ends_with_the_play_that_used_it(browser: Any, asgi_server: str) -> None:
+    """Gomori against a bot: a card picked and played; once the bot has answered, nothing is selected any more."""
+    from games.play.create import SeatSpec, create_match
+
+    alice = person("alice", "Alice")
+    match = create_match(creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")], seed=3)
+    tab = signed_in(browser, asgi_server, alice, DESKTOP)
+    try:
+        tab.goto(f"/m/{match.pk}/")
+        for _ in range(3):  # three of her turns, each answered by the bot
+            tab.locator("#status[data-your-turn]").wait_for()
+            live(tab)
+            moves = tab.locator("#log li").count()
+            tab.locator("#hand .card-button").first.click()
+            tab.locator("#gomori-cancel").wait_for()
+            assert "Now a highlighted cell" in tab.locator("#status").inner_text()
+            tab.locator("#board .cell-button").first.click()
+            tab.wait_for_timeout(250)
+            kings = tab.locator("#board .king-target .cell-button")
+            if kings.count():
+                kings.first.click()
+            # Her move is logged; then the bot's; then it is her turn again, with nothing selected.
+            tab.locator(f"#log li >> nth={moves}").wait_for()
+            tab.locator("#status[data-your-turn]").wait_for()
+            if tab.locator("#status .outcome").count():
+                break
+            assert tab.locator("#gomori-cancel").count() == 0
+            assert "Now a highlighted cell" not in tab.locator("#status").inner_text()
+            assert tab.locator("#hand [aria-pressed='true']").count() == 0
+    finally:
+        tab.context.close()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 3, 4, 5. The claim countdown; who ended it, in every place; a seat handed to a bot tells one story
+
+
+def left_a_while_ago(match: Any, seat: int, seconds_left: float) -> None:
+    """The seat's player left so long ago that the claim opens in `seconds_left` s (GAMES_ABANDON_SECONDS)."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+
+    from games.models import Match, Presence, Seat
+
+    since = timezone.now() - timedelta(seconds=settings.GAMES_ABANDON_SECONDS - seconds_left)
+    Presence.objects.filter(match=match, seat=seat).delete()
+    Seat.objects.filter(match=match, index=seat).update(last_seen=since)
+    Match.objects.filter(pk=match.pk).update(turn_started_at=since)
+
+
+def moved_once_each(match: Any, users: dict[int, Any]) -> Any:
+    """First legal moves until both have moved (the match can no longer be aborted) and Alice (seat 0) is to act
+    next... then one more, so it waits on Bob (seat 1)."""
+    import playing
+
+    from games.engines import get_engine
+    from games.models import Match
+
+    engine = get_engine(match.game)
+    moved: set[int] = set()
+    while True:
+        match = Match.objects.get(pk=match.pk)
+        state = engine.load(match.state)
+        (seat,) = engine.must_act(state)
+        if moved == {0, 1} and seat == 1:
+            return match
+        playing.act(match_id=match.pk, user=users[seat], seat=seat, action=engine.legal_actions(state, seat)[0],
+                    expected_version=match.version)
+        moved.add(seat)
+
+
+def test_the_claim_counts_down_to_one_deadline_then_opens_and_the_ending_is_bobs_everywhere(
+    browser: Any, asgi_server: str
+) -> None:
+    alice, bob = person("alice", "Alice"), person("bob", "Bob")
+    match = moved_once_each(gomori_between(alice, bob), {0: alice, 1: bob})
+    left_a_while_ago(match, 1, seconds_left=6)
+    tab = signed_in(browser, asgi_server, alice, DESKTOP)
+    try:
+        tab.goto(f"/m/{match.pk}/")
+        live(tab)
+        notice = tab.locator("#status .away-notice")
+        assert "Bob has left the table." in notice.inner_text()
+        buttons = notice.locator("[data-claim-button]")
+        assert buttons.count() == 2 and all(buttons.nth(i).is_disabled() for i in range(2))
+        seen = []
+        while True:
+            left = int(notice.locator(".countdown").inner_text())
+            seen.append(left)
+            if left == 0:
+                break
+            assert not buttons.first.is_enabled()
+            tab.wait_for_timeout(300)
+        assert seen == sorted(seen, reverse=True) and 4 <= seen[0] <= 6, seen  # it never jumps back
+        assert notice.locator(".claim-open").is_visible()
+        assert "You may claim the match now." in notice.inner_text() and "in 0 s" not in notice.inner_text()
+        assert all(buttons.nth(i).is_enabled() for i in range(2))
+        shoot(tab, "claim-open")
+        notice.get_by_role("button", name="Claim the win").click()
+        tab.locator("#status .outcome").wait_for()
+        outcome = tab.locator("#status .outcome").inner_text()
+        assert "You won" in outcome and "Bob left" in outcome, outcome
+        last_line = tab.locator("#log li").first.inner_text()  # the newest line is on top
+        assert ("Bob left" in last_line and "You won" in last_line) or "Alice won" in last_line, last_line
+        # History, the replay and the profile word it the same way: the ending is Bob's.
+        tab.goto("/history/")
+        row = tab.locator("#history-results tbody tr").first.inner_text()
+        assert "Bob left" in row and "Alice (left)" not in row and "Alice left" not in row, row
+        tab.goto(f"/m/{match.pk}/replay/")
+        assert "Bob left" in tab.locator(".replay-status").inner_text()
+    finally:
+        tab.context.close()
+
+
+def test_a_resignation_belongs_to_who_resigned_in_history(browser: Any, asgi_server: str) -> None:
+    alice, bob = person("alice", "Alice"), person("bob", "Bob")
+    match = moved_once_each(gomori_between(alice, bob), {0: alice, 1: bob})
+    tab = signed_in(browser, asgi_server, alice, DESKTOP)
+    try:
+        tab.goto(f"/m/{match.pk}/")
+        live(tab)
+        tab.locator("#status summary:has-text('Resign')").click()
+        tab.get_by_role("button", name="Yes, resign").click()
+        tab.locator("#status .outcome").wait_for()
+        assert "You resigned" in tab.locator("#status .outcome").inner_text()
+        tab.goto("/history/")
+        row = tab.locator("#history-results tbody tr").first.inner_text()
+        assert "Alice resigned" in row and "Bob (resigned)" not in row, row
+    finally:
+        tab.context.close()
+
+
+def test_a_seat_handed_to_a_bot_tells_one_story_to_the_end(browser: Any, asgi_server: str) -> None:
+    """Bob leaves; Alice hands his seat to a bot and plays it out: the status, the log's closing line and the
+    history say the same thing about who won and how."""
+    alice, bob = person("alice", "Alice"), person("bob", "Bob")
+    match = moved_once_each(gomori_between(alice, bob), {0: alice, 1: bob})
+    left_a_while_ago(match, 1, seconds_left=0)
+    tab = signed_in(browser, asgi_server, alice, DESKTOP)
+    try:
+        tab.goto(f"/m/{match.pk}/")
+        live(tab)
+        tab.locator("#status .away-notice").get_by_role("button", name="Hand the seat to a bot").click()
+        tab.locator("#players .seat-1 .badge:has-text('left')").wait_for()
+        for _ in range(200):
+            if tab.locator("#status .outcome").count():
+                break
+            if tab.locator("#status[data-your-turn]").count() and tab.locator("#hand .card-button").count():
+                moves = tab.locator("#log li").count()
+                play_first_card(tab)
+                tab.locator(f"#log li >> nth={moves}").wait_for()
+            else:
+                tab.wait_for_timeout(200)
+        outcome = tab.locator("#status .outcome").inner_text()
+        closing = tab.locator("#log li").first.inner_text()  # the newest line is on top
+        tab.goto("/history/")
+        row = tab.locator("#history-results tbody tr").first.inner_text()
+        won = "You won" in outcome
+        assert ("Alice won" in closing or "You won" in closing) == won, (outcome, closing)
+        assert ("Alice won" in row or "Alice" in row.split("\n")[0]) if won else "Bob" in row, row
+        assert "(bot) wins" not in closing and "(bot) won" not in outcome, (outcome, closing)
+        assert "Bob left" in outcome and "Bob left" in closing, (outcome, closing)
+    finally:
+        tab.context.close()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 6. The "your turn" badge clears on every open page
+
+
+def test_the_your_turn_badge_clears_on_another_open_page_when_the_turn_is_played(browser: Any,
+                                                                                asgi_server: str) -> None:
+
+
+    alice, bob = person("alice", "Alice"), person("bob", "Bob")
+    match = gomori_between(alice, bob)  # Alice (seat 0) is to play first
+    lobby = signed_in(browser, asgi_server, alice, DESKTOP)
+    try:
+        lobby.goto("/play/")
+        badge = lobby.locator("#turn-cue .badge-turn")
+        badge.wait_for()
+        assert "your turn" in badge.inner_text().lower()
+        assert "your turn" in lobby.locator("#lobby-lists").inner_text().lower()
+        table = lobby.context.new_page()
+        table.goto(f"/m/{match.pk}/")
+        live(table)
+        # She plays until the turn is Bob's (a stacked card plays again).
+        for _ in range(10):
+            if not table.locator("#status[data-your-turn]").count():
+                break
+            moves = table.locator("#log li").count()
+            play_first_card(table)
+            table.locator(f"#log li >> nth={moves}").wait_for()
+        assert "Waiting for Bob" in table.locator("#status").inner_text()
+        badge.wait_for(state="detached")  # the lobby, open in another tab, drops it without a reload
+        assert "Bob" in lobby.locator("#lobby-lists").inner_text()
+        # And it comes back, live, when Bob has played (in his own browser) until the turn is hers again.
+        bobs = signed_in(browser, asgi_server, bob, DESKTOP)
+        bobs.goto(f"/m/{match.pk}/")
+        live(bobs)
+        for _ in range(10):
+            if not bobs.locator("#status[data-your-turn]").count():
+                break
+            moves = bobs.locator("#log li").count()
+            play_first_card(bobs)
+            bobs.locator(f"#log li >> nth={moves}").wait_for()
+        lobby.locator("#turn-cue .badge-turn").wait_for()
+        bobs.context.close()
+    finally:
+        lobby.context.close()

@@ -148,7 +148,8 @@ def test_filter_by_date(world: World) -> None:
     swapped = client_for().get("/history/", {"date_from": last_day.isoformat(), "date_to": first_day.isoformat()},
                                headers={"HX-Request": "true"})
     body = swapped.content.decode()
-    assert body.strip().startswith('<section id="history-results"') and "The first day comes after the last one." in body
+    assert body.strip().startswith('<section id="history-results"')
+    assert "The first day comes after the last one." in body
     assert "/replay/" not in body
 
 
@@ -313,9 +314,8 @@ def test_the_profile_shows_each_game_and_a_rating_chart(world: World, django_ass
 
 def test_a_game_of_one_rated_match_is_a_line_on_the_profile_chart(make_user: Any) -> None:
     """Point 10 of the seams issue: Ruhd and Rummy, one rated match each, showed as loose dots."""
-    import re
-
     import random
+    import re
 
     from history_helpers import play_random, start_match
 
