@@ -49,7 +49,6 @@ class Worker:
 
     def run_one(self) -> bool:
         """Claim and run one job; False when there was none to claim."""
-        close_old_connections()
         job = jobs.claim(self.token, lease=self.lease)
         if job is None:
             return False
@@ -65,6 +64,7 @@ class Worker:
 
     def forever(self, poll: float = 1.0) -> None:
         while not self.stopping:
+            close_old_connections()  # a long-lived process: a connection the database dropped is made again
             if not self.run_one():
                 time.sleep(poll)
 
