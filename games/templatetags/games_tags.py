@@ -34,11 +34,13 @@ def notify_socket(context: dict[str, Any]) -> dict[str, Any]:
 
 def socket_query(context: dict[str, Any]) -> str:
     """The notification socket's query string: the match whose table this is (?here=), or whose analysis this
-    replay shows (?analysis=, with the page's invite code for a private match)."""
+    replay shows (?analysis=, with the page's invite code for a private match; a finished match's only)."""
     request = context.get("request")
     match = getattr(request, "resolver_match", None)
     if match is None or match.url_name not in ("match", "replay"):
         return ""
+    if match.url_name == "replay" and context.get("analysis") is None:
+        return ""  # a match still being played: no analysis to follow
     key = "here" if match.url_name == "match" else "analysis"
     params = {key: str(match.kwargs.get("match_id", ""))}
     code = request.GET.get("code", "")[:64] if key == "analysis" and request is not None else ""
