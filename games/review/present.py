@@ -42,19 +42,18 @@ CHART_BOTTOM = 22
 
 
 def _entries(engine: Any, words: Any, state: Any, seat: int, action: Any) -> str:
-    """The public log entries this seat's action adds to the position, in the game's words ({sN} tokens kept)."""
+    """The public log's sentence for this seat's action in the position, in the game's words ({sN} tokens kept)."""
     seen = len(engine.view(state, None).get("log") or [])
     after = engine.apply(state, seat, action)
     view = engine.view(after, None)
-    texts = []
     for entry in (view.get("log") or [])[seen:]:
         text = words(str(entry.get("text", "")), view)
         if not text.startswith(f"{{s{seat}}}"):
-            continue  # what followed (a refill, whose turn it is) is not the move
+            continue  # what the game did meanwhile (whose turn it is, a refill) is not the move
         if len(text) > LONG_ENTRY and ": " in text:
             text = text.split(": ", 1)[0] + "."
-        texts.append(text)
-    return "; ".join(texts)
+        return text  # the move itself; what follows (drawing a card) is its consequence
+    return ""
 
 
 def word_marks(game: str, players: int, seed: int, options: dict[str, Any] | None,

@@ -98,7 +98,7 @@ class Worker:
         started = time.monotonic()
         try:
             result = analyse(match.game, match.players, match.seed, match.options or None, actions,
-                             budget=self.budget_for(match.game), analysis_seed=match.pk, progress=progress)
+                             budget=self.budget_for(match.game), analysis_seed=match.seed, progress=progress)
         except Stop:
             jobs.release(job)
             news.publish(match.pk)
