@@ -29,9 +29,9 @@ MARK_SYMBOLS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 LONG_ENTRY = 140  # a log sentence longer than this is cut at its first colon (Ruhd's points explained)
 NO_SLAP = "{s%d} lets the discard go (no slap)"
 
-CHART_WIDTH = 640
+CHART_WIDTH = 480
 CHART_HEIGHT = 150
-CHART_LEFT = 40
+CHART_LEFT = 42
 CHART_RIGHT = 8
 CHART_TOP = 8
 CHART_BOTTOM = 22
