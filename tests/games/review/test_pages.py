@@ -20,7 +20,7 @@ from review_helpers import TINY, finished_match
 from config.asgi import application
 from games.models import AnalysisJob
 from games.review import jobs
-from games.review.news import analysis_group
+from games.review.news import analysis_group, publish
 from games.review.worker import Worker
 
 State = AnalysisJob.State
@@ -124,9 +124,9 @@ def test_the_worker_s_analysis_shows_on_the_replay_and_in_the_history(alice: Any
 @pytest.mark.django_db(transaction=True)
 async def test_the_replay_socket_gets_the_progress_of_a_finished_match_only(
         alice: Any, bob: Any, carol: Any, ws_headers: Headers) -> None:
-    """The notification socket of a finished match's replay joins its analysis group; the server relays the
-    worker's progress from the job's row (the in-memory channel layer reaches no other process); a match
-    still being played gives no group at all."""
+    """The notification socket of a finished match's replay joins its analysis group and hears each change of the
+    job once: published by the worker (news.publish) on Redis, relayed by the server from the job's row on the
+    in-memory layer (which reaches no other process); a match still being played gives no group at all."""
     finished = await sync_to_async(finished_match)([alice, bob], rated=False)
     playing = await sync_to_async(start_match)("gomori", [alice, bob], seed=12, rated=False)
     headers = await sync_to_async(ws_headers)(carol)
@@ -140,14 +140,17 @@ async def test_the_replay_socket_gets_the_progress_of_a_finished_match_only(
     socket = WebsocketCommunicator(application, f"/ws/notify/?analysis={finished.pk}", headers=headers)
     assert (await socket.connect())[0]
     await sync_to_async(jobs.enqueue)(finished, by=carol)
+    await sync_to_async(publish)(finished.pk)
     html = await socket.receive_from(timeout=5)
     assert 'id="analysis"' in html and 'hx-swap-oob="true"' in html and "Waiting for the analysis worker" in html
     claimed = await sync_to_async(jobs.claim)("w")
     assert claimed is not None
     await sync_to_async(jobs.progress)(claimed, 3, 12)
+    await sync_to_async(publish)(finished.pk)
     html = await socket.receive_from(timeout=5)
     assert "3 of 12 decisions" in html and 'value="25"' in html
     await sync_to_async(jobs.complete)(claimed, {"decisions": [], "seats": []}, [], version=1)
+    await sync_to_async(publish)(finished.pk)
     html = await socket.receive_from(timeout=5)
     assert "No move is marked" in html
     await asyncio.sleep(0.6)
