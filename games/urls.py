@@ -16,6 +16,7 @@ urlpatterns = [
     path("m/<int:match_id>/cancel/", lobby.cancel_match, name="cancel_match"),
     path("m/<int:match_id>/abandon/", lobby.abandon_match, name="abandon_match"),
     path("m/<int:match_id>/replay/", history.replay_page, name="replay"),
+    path("m/<int:match_id>/analyse/", history.analyse_match, name="analyse_match"),
     path("m/<int:match_id>/export.json", history.export_match, name="export_match"),
     path("history/", history.history_list, name="history"),
     path("u/<str:username>/history/", history.player_history, name="player_history"),

@@ -32,6 +32,7 @@ from accounts.models import User, Viewer
 from ..catalog import GAMES
 from ..models import Match, PlayerResult, Seat
 from ..play.wording import describe_result, distinct_names
+from ..review.queries import accuracies
 from ..web import Link
 from . import queries
 
@@ -51,6 +52,7 @@ class PlayerCell:
     winner: bool = False
     left: bool = False  # left the match, a bot finished the seat
     score: int | None = None
+    accuracy: str = ""  # the seat's accuracy in the match's analysis ("87.4"), "" when not analysed
 
 
 @dataclass
@@ -172,7 +174,7 @@ def seat_names(match: Match) -> list[str]:
     return [name or f"Seat {index + 1}" for index, name in enumerate(names)]
 
 
-def _cells(match: Match, names: list[str], profile: Link) -> list[PlayerCell]:
+def _cells(match: Match, names: list[str], profile: Link, accuracy: list[float | None]) -> list[PlayerCell]:
     result = match.result or {}
     winners, left = result.get("winners", []), result.get("left", [])
     cells = []
@@ -182,12 +184,15 @@ def _cells(match: Match, names: list[str], profile: Link) -> list[PlayerCell]:
         if user is not None:
             cell.label, cell.avatar_url, cell.profile_url = names[seat.index], user.avatar_url, profile(user.username)
             cell.is_bot, cell.left = user.is_bot, seat.index in left
+        if seat.index < len(accuracy) and accuracy[seat.index] is not None:
+            cell.accuracy = f"{accuracy[seat.index]:.1f}"
         cells.append(cell)
     return cells
 
 
 def _rows(matches: list[Match], subject: User | None) -> list[HistoryRow]:
     profile, replay, export = Link("profile"), Link("replay", numeric=True), Link("export_match", numeric=True)
+    analysed = accuracies(match.pk for match in matches)  # one query: the page's analysed matches
     rows = []
     for match in matches:
         seats = match.seat_list
@@ -199,7 +204,8 @@ def _rows(matches: list[Match], subject: User | None) -> list[HistoryRow]:
         duration = match.finished_at - match.started_at if match.started_at and match.finished_at else None
         rows.append(HistoryRow(
             match, seats, seat_outcome(match, mine.index) if mine else "", winners,
-            players=_cells(match, names, profile), game_name=info.name, score_label=info.score_label,
+            players=_cells(match, names, profile, analysed.get(match.pk, [])), game_name=info.name,
+            score_label=info.score_label,
             draw=bool(result.get("draw")), result_text=describe_result(match.result, names, None, brief=True),
             duration_text=format_duration(duration),
             finished_iso=timezone.localtime(match.finished_at).isoformat() if match.finished_at else "",

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseForbidden
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User, Viewer
 
@@ -25,6 +28,9 @@ from ..play.presence import presence_of
 from ..play.snapshot import NOTES_KEPT
 from ..play.store import snapshot_of
 from ..play.wording import describe_result, format_event
+from ..review import jobs, present
+from ..review import news as review_news
+from ..review import queries as review_queries
 from ..web import HtmxRequest
 from . import queries, replay, rows
 from .forms import HistoryFilterForm
@@ -224,9 +230,38 @@ def replay_page(request: HtmxRequest, match_id: int) -> HttpResponse:
         "code": code,
         "all_hands": finished and chosen == "all",
     }
+    if finished:
+        # The analysis, of a finished match only: nothing of it exists, or is shown, before the end.
+        params = {"seat": chosen if chosen != "all" else "", "code": code}
+        context["analysis"] = present.panel(match, review_queries.job_of(match.pk), names, viewer=request.user,
+                                            number=number, params=params)
     if request.htmx and not request.htmx.boosted:
         return render(request, "games/replay.html#replay", context)
     return render(request, "games/replay.html", context)
+
+
+@require_POST
+def analyse_match(request: HtmxRequest, match_id: int) -> HttpResponse:
+    """"Analyse" on a finished match's replay: its analysis is queued (once, however often it is asked for) and
+    the replay's analysis section comes back with its progress bar, which the notification socket then moves."""
+    match = queries.match_for_viewer(match_id)
+    code = (request.POST.get("code") or request.GET.get("code") or "")[:64]
+    if match is None or not can_watch(match, request.user, code):
+        raise Http404("No such match.")
+    if not request.user.is_authenticated:
+        return HttpResponseForbidden("Sign in to have a match analysed.")
+    try:
+        jobs.enqueue(match, by=request.user)
+    except jobs.NotAnalysable as refused:
+        return HttpResponseBadRequest(str(refused))
+    transaction.on_commit(lambda: review_news.publish(match.pk))  # the other watchers (on Redis; else relayed)
+    replay_url = reverse("replay", args=[match.pk]) + (f"?{urlencode({'code': code})}" if code else "")
+    if not request.htmx:
+        return redirect(replay_url)
+    names = present.names_of(match)
+    panel = present.panel(match, review_queries.job_of(match.pk), names, viewer=request.user,
+                          params={"code": code})
+    return render(request, "games/_analysis.html", {"analysis": panel, "code": code})
 
 
 @require_GET

@@ -1,6 +1,7 @@
 """A person's notification socket, open on every page: "your turn" cues from their matches; with ?lobby=1 (the
-lobby page) also the lobby's lists as matches open, fill and finish. Anyone may watch the lobby; cues are for
-signed-in people."""
+lobby page) also the lobby's lists as matches open, fill and finish; with ?analysis=<match id> (a replay page,
+&code= for a private match) the analysis of that match as it runs (games.review.news), if the match is finished
+and the person may watch it. Anyone may watch the lobby and a public replay; cues are for signed-in people."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from django.template.loader import render_to_string
 from accounts.sessions import SessionBound
 
 from ..play.news import LOBBY_GROUP
+from ..review import news as review_news
+from ..review.queries import followable
 from . import page
 from .queries import waiting_for
 
@@ -29,6 +32,7 @@ class NotifyConsumer(SessionBound):
         self.here = int(here) if here.isdigit() and len(here) < 10 else None
         if self.lobby:
             await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        self.analysis = await self._follow_analysis(query)
         self.pending: asyncio.Task[None] | None = None
         await self.accept()
 
@@ -36,6 +40,26 @@ class NotifyConsumer(SessionBound):
         await self.leave_user_group()
         if getattr(self, "lobby", False):
             await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+        analysis = getattr(self, "analysis", None)
+        if analysis is not None:
+            await self.channel_layer.group_discard(review_news.analysis_group(analysis), self.channel_name)
+            if review_news.is_local(self.channel_layer):
+                review_news.RELAY.unwatch(analysis)
+
+    async def _follow_analysis(self, query: dict[str, list[str]]) -> int | None:
+        """Join the match's analysis group when the person may follow it; the match's id, or None."""
+        raw = (query.get("analysis") or [""])[0]
+        if not raw.isdigit() or len(raw) >= 10:
+            return None
+        match_id = int(raw)
+        code = (query.get("code") or [""])[0][:64]
+        allowed, key = await database_sync_to_async(followable)(match_id, self.scope.get("user"), code)
+        if not allowed:
+            return None
+        await self.channel_layer.group_add(review_news.analysis_group(match_id), self.channel_name)
+        if review_news.is_local(self.channel_layer) and (key is None or key[0] != "done"):
+            review_news.RELAY.watch(match_id, key)
+        return match_id
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         return  # nothing to say to the server on this socket

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from ..models import Match, Move, Seat
 from ..ratings import stats
+from ..review import jobs
 from .seating import start_if_full
 from .snapshot import NOTES_KEPT, Change, Player, SeatInfo, Snapshot, State, Status, must_act_of
 
@@ -168,6 +169,9 @@ def write(change: Change, now: datetime) -> bool:
                 )
     if after.status == Status.FINISHED and change.before.status != Status.FINISHED:
         stats.record_finished(Match.objects.get(pk=after.id))
+        # A rated match's analysis is queued in the same transaction (one row; a worker runs it later).
+        jobs.enqueue_finished(after.id, rated=after.rated, players=after.players,
+                              people=sum(1 for seat in after.seats if seat.player and not seat.player.is_bot))
     return True
 
 

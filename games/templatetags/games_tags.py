@@ -4,6 +4,7 @@ header's "your turn" (base.html), so that the accounts app names no view or help
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django import template
 
@@ -28,4 +29,21 @@ def notify_socket(context: dict[str, Any]) -> dict[str, Any]:
     request = context.get("request")
     match = getattr(request, "resolver_match", None)
     here = match.kwargs.get("match_id") if match is not None and match.url_name == "match" else None
-    return {"waiting": waiting_for(context["user"], besides=here), "here": here}
+    return {"waiting": waiting_for(context["user"], besides=here), "here": here, "query": socket_query(context)}
+
+
+def socket_query(context: dict[str, Any]) -> str:
+    """The notification socket's query string: the match whose table this is (?here=), or whose analysis this
+    replay shows (?analysis=, with the page's invite code for a private match; a finished match's only)."""
+    request = context.get("request")
+    match = getattr(request, "resolver_match", None)
+    if match is None or match.url_name not in ("match", "replay"):
+        return ""
+    if match.url_name == "replay" and context.get("analysis") is None:
+        return ""  # a match still being played: no analysis to follow
+    key = "here" if match.url_name == "match" else "analysis"
+    params = {key: str(match.kwargs.get("match_id", ""))}
+    code = request.GET.get("code", "")[:64] if key == "analysis" and request is not None else ""
+    if code:
+        params["code"] = code
+    return "?" + urlencode(params)

@@ -268,13 +268,13 @@ def test_each_history_page_costs_a_constant_number_of_queries(world: World, url:
                                                               django_assert_max_num_queries: Any) -> None:
     viewer = world.people[1]
     # Signed in: session and user, and the header's "your turn" (3); a player's name (1); the count, the rows,
-    # their seats and players (3).
+    # their seats and players (3); the analysed matches' accuracies (1).
     signed_in = client_for(viewer)
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(8):
         response = signed_in.get(url)
     assert len(listed(response)) == PAGE_SIZE
     anonymous = client_for()
-    with django_assert_max_num_queries(4):
+    with django_assert_max_num_queries(5):
         assert anonymous.get(url).status_code == 200
 
 

@@ -67,14 +67,15 @@ def club(django_db_setup: None, django_db_blocker: Any) -> Iterator[Club]:
 
 # Signed in, each page reads the session and the user first, and the header the matches waiting on them (3
 # queries). The history: a player's name or
-# a player's page (1), the capped count, the page's rows, their seats and players (3).
+# a player's page (1), the capped count, the page's rows, their seats and players (3), the analysed matches'
+# accuracies (1).
 PAGES = [
-    ("/history/", 3),
-    ("/history/?page=2", 3),
-    ("/history/?game=rummy&opponents=bots", 3),
-    ("/history/?date_from=2000-01-01&date_to=2100-01-01", 3),
-    ("/history/?player=read-1", 4),
-    ("/u/Read-2/history/?game=gomori", 4),
+    ("/history/", 4),
+    ("/history/?page=2", 4),
+    ("/history/?game=rummy&opponents=bots", 4),
+    ("/history/?date_from=2000-01-01&date_to=2100-01-01", 4),
+    ("/history/?player=read-1", 5),
+    ("/u/Read-2/history/?game=gomori", 5),
     ("/leaderboard/?game=gomori", 1),  # the top 100 with their players
     ("/u/Read-0/", 3),  # the person, their figures per game, their rating history
     ("/play/", 6),  # three lists, each with its seats and players
@@ -90,12 +91,12 @@ def test_each_read_page_costs_a_fixed_number_of_queries(club: Club, url: str, qu
 
 
 def test_the_replay_page_costs_a_fixed_number_of_queries(club: Club, django_assert_num_queries: Any) -> None:
-    # The match with its rematch (1), its seats and players (1), its moves (1); a finished match reads no
-    # presence.
+    # The match with its rematch (1), its seats and players (1), its moves (1), its analysis (1); a finished
+    # match reads no presence.
     signed_in = client_for(club.people[0])
     url = f"/m/{club.replayed.pk}/replay/?move=5"
     signed_in.get(url)
-    with django_assert_num_queries(3 + 3):
+    with django_assert_num_queries(4 + 3):
         assert signed_in.get(url).status_code == 200
 
 
