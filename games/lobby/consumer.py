@@ -16,10 +16,12 @@ from accounts.sessions import SessionBound
 
 from ..play.news import LOBBY_GROUP
 from . import page
+from .challenges_socket import ChallengeNotices
 from .queries import waiting_for
+from .quick_socket import QuickPairingSocket
 
 
-class NotifyConsumer(SessionBound):
+class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
     async def connect(self) -> None:
         await self.join_user_group()
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
@@ -36,9 +38,12 @@ class NotifyConsumer(SessionBound):
         await self.leave_user_group()
         if getattr(self, "lobby", False):
             await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+        await self.quick_disconnect()
+        await self.challenges_disconnect()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        return  # nothing to say to the server on this socket
+        """Only the lobby's quick-pairing grid speaks on this socket (games.lobby.quick_socket)."""
+        await self.quick_receive(text_data)
 
     async def notify_html(self, event: dict[str, Any]) -> None:
         await self.send(text_data=event["html"])

@@ -167,7 +167,11 @@ def write(change: Change, now: datetime) -> bool:
                     substitute_id=new.substitute.user_id if new.substitute else None,
                 )
     if after.status == Status.FINISHED and change.before.status != Status.FINISHED:
-        stats.record_finished(Match.objects.get(pk=after.id))
+        ratings = stats.record_finished(Match.objects.get(pk=after.id))
+        if ratings:  # the result box shows what the match did to each rating: it travels with the result
+            result = {**(after.result or {}), "ratings": ratings}
+            Match.objects.filter(pk=after.id).update(result=result)
+            change.after = replace(after, result=result)
     return True
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from django.db.models import BooleanField, Case, Q, Value, When
+from django.urls import reverse
 
 from accounts.models import User
 
@@ -52,3 +53,33 @@ def rating_history(*, user: User) -> list[tuple[str, dt.datetime, float]]:
     return [(game, when, rating) for game, when, rating in rows if rating is not None]
 
 
+
+
+def leaderboard_rank(row: PlayerStats) -> int | None:
+    """Where this row stands on its game's leaderboard (established ratings first, then provisional, each by
+    rating), counted over every listed person, not only the top LEADERBOARD_SIZE; None if it is not listed."""
+    if row.rated_matches == 0 or row.user.is_bot or not row.user.is_active:
+        return None
+    listed = PlayerStats.objects.filter(game=row.game, rated_matches__gt=0, user__is_bot=False, user__is_active=True)
+    established = row.rated_matches >= LEADERBOARD_MIN_MATCHES and row.deviation <= PROVISIONAL_DEVIATION
+    ahead = Q(rating__gt=row.rating) | Q(rating=row.rating, user_id__lt=row.user_id)
+    before = listed.filter(ESTABLISHED & ahead) if established else listed.filter(ESTABLISHED | ahead)
+    return before.count() + 1
+
+
+def best_wins(*, user: User) -> dict[str, tuple[str, str, float]]:
+    """Per game, the highest-rated opponent this person beat in a rated match, rated as they were then
+    (a bot at its level's rating): (name, profile URL, rating). One query."""
+    from .stats import bot_rating
+
+    won = PlayerResult.objects.filter(user=user, rated=True, outcome=PlayerResult.Outcome.WON).values("match_id")
+    rows = (PlayerResult.objects.filter(match_id__in=won).exclude(user=user).exclude(outcome=PlayerResult.Outcome.WON)
+            .values_list("game", "rating_before", "is_bot", "user__bot_level", "user__username", "user__display_name"))
+    best: dict[str, tuple[str, str, float]] = {}
+    for game, before, is_bot, level, username, display in rows:
+        rating = bot_rating(level) if is_bot else before
+        if rating is None:
+            continue
+        if game not in best or rating > best[game][2]:
+            best[game] = (display or username, reverse("profile", args=[username]), rating)
+    return best
