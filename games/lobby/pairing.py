@@ -162,7 +162,7 @@ def pair_pool(key: str, *, now: datetime | None = None) -> list[Match]:
         _lock_pool(key)
         waiting = Seek.objects.filter(pool=key, match__isnull=True)
         waiting.filter(seen_at__lt=now - timedelta(seconds=SEEK_STALE_SECONDS)).delete()
-        rows = {row.pk: row for row in waiting.select_for_update(skip_locked=True)
+        rows = {row.pk: row for row in waiting.select_for_update(skip_locked=True, of=("self",))
                 .select_related("user").order_by("created_at", "pk")[:DECISION_LIMIT]}
         for table in matchmaking.tables([_seeker(row) for row in rows.values()], pool.players, now):
             people = [rows[seeker.id].user for seeker in table]
@@ -198,7 +198,7 @@ def start_now(user: User, key: str, *, bots: bool, now: datetime | None = None) 
             raise ServiceError("You are not waiting in this pool any more.")
         if (now - mine.created_at).total_seconds() < matchmaking.ALONE_OFFER_AFTER:
             raise ServiceError("Wait a little longer: a table may still fill.")
-        others = list(Seek.objects.select_for_update(skip_locked=True).select_related("user")
+        others = list(Seek.objects.select_for_update(skip_locked=True, of=("self",)).select_related("user")
                       .filter(pool=key, match__isnull=True, seen_at__gte=now - timedelta(seconds=SEEK_STALE_SECONDS))
                       .exclude(pk=mine.pk).order_by("created_at", "pk")[:pool.players - 1])
         people = [user, *(row.user for row in others)]
