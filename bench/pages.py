@@ -246,9 +246,10 @@ def place_seeks(count: int) -> None:
     Seek.objects.all().delete()
     rng = random.Random(27)
     now = timezone.now()
-    people = list(User.objects.filter(is_bot=False).order_by("pk").values_list("pk", flat=True)[1:count + 1])
-    if len(people) < count:
-        raise SystemExit(f"--seeks {count} needs that many people besides the reader (--users)")
+    missing = count - User.objects.filter(is_bot=False).count()
+    if missing > 0:  # the club's people, and as many more as it takes (they have played nothing)
+        User.objects.bulk_create([User(username=f"waiting{i:05d}", password="!") for i in range(missing)])
+    people = list(User.objects.filter(is_bot=False).order_by("-pk").values_list("pk", flat=True)[:count])
     pools = list(POOLS.values())
     Seek.objects.bulk_create(
         [Seek(user_id=user_id, pool=pools[i % len(pools)].key, game=pools[i % len(pools)].game,

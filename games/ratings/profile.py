@@ -54,12 +54,13 @@ def _extras(row: PlayerStats) -> list[tuple[str, int]]:
 
 def profile_stats(user: User) -> dict[str, Any]:
     """The profile's games section: a line of figures per game played (with its rank and best win), and the rating
-    chart (three queries, and one per game played for its rank)."""
+    chart (five queries)."""
     rows = queries.player_stats(user=user)
     wins = queries.best_wins(user=user) if not user.is_bot else {}
+    ranks = queries.leaderboard_ranks(list(rows.values()), user)
     lines = [
         StatsLine(game=slug, name=info.name, stats=rows[slug], best_label=_best_label(slug), extras=_extras(rows[slug]),
-                  rank=queries.leaderboard_rank(rows[slug]) if not user.is_bot else None, best_win=wins.get(slug))
+                  rank=ranks.get(slug), best_win=wins.get(slug))
         for slug, info in GAMES.items()
         if slug in rows and rows[slug].played
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db.models import BooleanField, Case, Q, Value, When
+from django.db.models import BooleanField, Case, Count, Q, Value, When
 from django.urls import reverse
 
 from accounts.models import User
@@ -55,16 +55,24 @@ def rating_history(*, user: User) -> list[tuple[str, dt.datetime, float]]:
 
 
 
-def leaderboard_rank(row: PlayerStats) -> int | None:
-    """Where this row stands on its game's leaderboard (established ratings first, then provisional, each by
-    rating), counted over every listed person, not only the top LEADERBOARD_SIZE; None if it is not listed."""
-    if row.rated_matches == 0 or row.user.is_bot or not row.user.is_active:
-        return None
-    listed = PlayerStats.objects.filter(game=row.game, rated_matches__gt=0, user__is_bot=False, user__is_active=True)
-    established = row.rated_matches >= LEADERBOARD_MIN_MATCHES and row.deviation <= PROVISIONAL_DEVIATION
-    ahead = Q(rating__gt=row.rating) | Q(rating=row.rating, user_id__lt=row.user_id)
-    before = listed.filter(ESTABLISHED & ahead) if established else listed.filter(ESTABLISHED | ahead)
-    return before.count() + 1
+def leaderboard_ranks(rows: list[PlayerStats], user: User) -> dict[str, int]:
+    """Where each of this person's rows stands on its game's leaderboard (established ratings first, then
+    provisional ones, each by rating), counted over every listed person, not only the top LEADERBOARD_SIZE; games
+    where they are not listed are left out. One query for all their games."""
+    if user.is_bot or not user.is_active:
+        return {}
+    listed = [row for row in rows if row.rated_matches > 0]
+    if not listed:
+        return {}
+    counts = {}
+    for row in listed:
+        established = row.rated_matches >= LEADERBOARD_MIN_MATCHES and row.deviation <= PROVISIONAL_DEVIATION
+        ahead = Q(rating__gt=row.rating) | Q(rating=row.rating, user_id__lt=row.user_id)
+        counts[row.game] = Count("id", filter=Q(game=row.game) & ((ESTABLISHED & ahead) if established
+                                                                  else (ESTABLISHED | ahead)))
+    found = (PlayerStats.objects.filter(game__in=list(counts), rated_matches__gt=0, user__is_bot=False,
+                                        user__is_active=True).aggregate(**counts))
+    return {game: (found[game] or 0) + 1 for game in counts}
 
 
 def best_wins(*, user: User) -> dict[str, tuple[str, str, float]]:

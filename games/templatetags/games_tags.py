@@ -29,7 +29,9 @@ def notify_socket(context: dict[str, Any]) -> dict[str, Any]:
     request = context.get("request")
     match = getattr(request, "resolver_match", None)
     here = match.kwargs.get("match_id") if match is not None and match.url_name == "match" else None
-    notices = [notice for notice in open_challenges(context["user"]) if notice.incoming]
+    # The lobby read them already for its own list of challenges.
+    mine = context.get("challenges")
+    notices = [notice for notice in (open_challenges(context["user"]) if mine is None else mine) if notice.incoming]
     return {"waiting": waiting_for(context["user"], besides=here), "here": here, "notices": notices}
 
 
