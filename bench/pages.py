@@ -450,6 +450,8 @@ def main() -> None:
     os.environ["DATABASE_URL"] = url
     os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS
     os.environ.setdefault("DJANGO_SECRET_KEY", "bench-pages-" + "x" * 40)
+    # Plain HTTP on loopback: with debug off the site would otherwise redirect every request to https.
+    os.environ.setdefault("DJANGO_HTTPS", "false")
     import django
 
     django.setup()

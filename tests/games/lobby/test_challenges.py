@@ -32,6 +32,7 @@ def test_a_challenge_from_the_profile_is_shown_to_the_other_on_every_page_and_ac
     alice, bob = person("alice"), person("bob")
     profile = signed_in(alice).get(f"/u/{bob.username}/")
     assert 'action="/challenge/bob/"' in profile.content.decode()
+    assert 'href="/u/bob/#challenge">Challenge Bob</a>' in signed_in(alice).get("/u/bob/history/").content.decode()
     response = signed_in(alice).post("/challenge/bob/", {"game": "rummy", "clock": "turn"})
     assert response.status_code == 302
     made = Challenge.objects.get()
