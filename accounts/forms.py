@@ -117,10 +117,12 @@ class ProfileForm(forms.ModelForm):
 
     class Meta:
         model = User
-        fields = ("display_name", "email")
+        fields = ("display_name", "email", "refuse_challenges")
+        labels = {"refuse_challenges": "Refuse all challenges"}
         help_texts = {
             "display_name": "What other players see. Leave empty to use your username.",
             "email": "Only used to send you a link if you forget your password.",
+            "refuse_challenges": "Nobody can challenge you from your profile; quick pairing and open seats still work.",
         }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

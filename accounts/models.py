@@ -30,6 +30,8 @@ class User(AbstractUser):
     bot_level = models.CharField(max_length=20, blank=True)
     # The table's sound cues (your turn, a slap, a gather or lay-down, the end): off until the person turns them on.
     sounds = models.BooleanField(default=False)
+    # Nobody may challenge this person (profile settings); quick pairing and open seats are unaffected.
+    refuse_challenges = models.BooleanField(default=False)
 
     class Meta:
         constraints = [

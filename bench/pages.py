@@ -18,6 +18,7 @@ in this process with the test client), and the ratio of the median to the sign-i
     .venv/bin/python bench/pages.py --reuse                # keep the club built by the last run of this size
     .venv/bin/python bench/pages.py --reuse --profile /history/   # cProfile of one page, in this process
     .venv/bin/python bench/pages.py --reuse --explain      # each page's queries; full scans of growing tables
+    .venv/bin/python bench/pages.py --reuse --seeks 1000   # the lobby with 1,000 people waiting in its pools
 """
 
 from __future__ import annotations
@@ -233,6 +234,29 @@ def build(args: argparse.Namespace) -> None:
 # Measuring
 
 
+def place_seeks(count: int) -> None:
+    """Exactly `count` people waiting in the quick-pairing pools (one seek each, spread over the pools, ratings
+    spread), fresh for the length of the run: what the lobby's grid counts on every page and redraw."""
+    from django.utils import timezone
+
+    from accounts.models import User
+    from games.lobby.pools import POOLS
+    from games.models import Seek
+
+    Seek.objects.all().delete()
+    rng = random.Random(27)
+    now = timezone.now()
+    missing = count - User.objects.filter(is_bot=False).count()
+    if missing > 0:  # the club's people, and as many more as it takes (they have played nothing)
+        User.objects.bulk_create([User(username=f"waiting{i:05d}", password="!") for i in range(missing)])
+    people = list(User.objects.filter(is_bot=False).order_by("-pk").values_list("pk", flat=True)[:count])
+    pools = list(POOLS.values())
+    Seek.objects.bulk_create(
+        [Seek(user_id=user_id, pool=pools[i % len(pools)].key, game=pools[i % len(pools)].game,
+              rating=rng.gauss(1500, 200), created_at=now, seen_at=now + dt.timedelta(hours=1))
+         for i, user_id in enumerate(people)], batch_size=2000)
+
+
 def pages_to_read() -> tuple[dict[str, str], str]:
     """(label -> path) of the pages measured, and the session key of the player they are read as."""
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
@@ -412,6 +436,7 @@ def main() -> None:
     parser.add_argument("--real", type=int, default=40, help="matches played out with every move stored")
     parser.add_argument("--requests", type=int, default=20, help="timed fetches of each page")
     parser.add_argument("--reuse", action="store_true", help="keep the club the last run of this size built")
+    parser.add_argument("--seeks", type=int, default=0, help="people waiting in the quick-pairing pools")
     parser.add_argument("--profile", metavar="PATH", help="profile one page in this process instead")
     parser.add_argument("--explain", action="store_true",
                         help="print each page's queries and any full scan of a table that grows with the matches")
@@ -425,6 +450,8 @@ def main() -> None:
     os.environ["DATABASE_URL"] = url
     os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS
     os.environ.setdefault("DJANGO_SECRET_KEY", "bench-pages-" + "x" * 40)
+    # Plain HTTP on loopback: with debug off the site would otherwise redirect every request to https.
+    os.environ.setdefault("DJANGO_HTTPS", "false")
     import django
 
     django.setup()
@@ -437,6 +464,7 @@ def main() -> None:
     from django.conf import settings
     from django.db import connection
 
+    place_seeks(args.seeks)
     if connection.vendor == "postgresql":
         # A site's tables carry statistics and a visibility map (autovacuum analyses and vacuums them, inserts
         # alone set it off); a bulk load's have neither yet: the planner then guesses 58 rows where a game has
@@ -459,7 +487,8 @@ def main() -> None:
     times = measure(args, env, pages, f"{cookie[0]}={cookie[1]}")
     base = statistics.median(times["sign-in"])
     engine = "PostgreSQL" if url.startswith("postgres") else "SQLite"
-    print(f"{engine}, {args.matches:,} finished matches, {args.users:,} people; {args.requests} fetches a page")
+    print(f"{engine}, {args.matches:,} finished matches, {args.users:,} people, {args.seeks:,} waiting in the "
+          f"quick-pairing pools; {args.requests} fetches a page")
     print(f"{'page':<24} {'median ms':>10} {'p90 ms':>8} {'queries':>8} {'x sign-in':>10}")
     for label, samples in times.items():
         ordered = sorted(samples)

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from .history import views as history
+from .lobby import challenge_views as challenge
 from .lobby import views as lobby
 from .play import views as play
 from .ratings import views as ratings
@@ -10,6 +11,10 @@ urlpatterns = [
     path("", lobby.home, name="home"),
     path("play/", lobby.play, name="play"),
     path("play/new/<slug:game>/", lobby.create_match, name="create_match"),
+    path("challenge/<str:username>/", challenge.make_challenge, name="challenge"),
+    path("challenges/<int:challenge_id>/accept/", challenge.accept_challenge, name="accept_challenge"),
+    path("challenges/<int:challenge_id>/decline/", challenge.decline_challenge, name="decline_challenge"),
+    path("challenges/<int:challenge_id>/withdraw/", challenge.withdraw_challenge, name="withdraw_challenge"),
     path("m/<int:match_id>/", play.match_page, name="match"),
     path("m/<int:match_id>/join/", lobby.join_match, name="join_match"),
     path("m/<int:match_id>/leave/", lobby.leave_match, name="leave_match"),

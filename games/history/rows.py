@@ -74,6 +74,10 @@ class HistoryRow:
     finished_text: str
     replay_url: str
     export_url: str
+    # What the match did to the rating of the person whose history it is: "+12" ("" when unrated, or no subject).
+    rating_change: str = ""
+    rating_title: str = ""  # "1512 → 1524"
+    rating_class: str = ""
 
     @property
     def duration(self) -> dt.timedelta | None:
@@ -190,7 +194,17 @@ def _cells(match: Match, names: list[str], profile: Link, accuracy: list[float |
     return cells
 
 
-def _rows(matches: list[Match], subject: User | None) -> list[HistoryRow]:
+def _rating_cells(change: tuple[float, float] | None) -> dict[str, str]:
+    if change is None:
+        return {}
+    before, after = round(change[0]), round(change[1])
+    diff = after - before
+    return {"rating_change": f"{diff:+d}" if diff else "±0", "rating_title": f"{before} → {after}",
+            "rating_class": "rating-up" if diff > 0 else "rating-down" if diff < 0 else "muted"}
+
+
+def _rows(matches: list[Match], subject: User | None,
+          changes: dict[int, tuple[float, float]] | None = None) -> list[HistoryRow]:
     profile, replay, export = Link("profile"), Link("replay", numeric=True), Link("export_match", numeric=True)
     analysed = accuracies(match.pk for match in matches)  # one query: the page's analysed matches
     rows = []
@@ -211,6 +225,7 @@ def _rows(matches: list[Match], subject: User | None) -> list[HistoryRow]:
             finished_iso=timezone.localtime(match.finished_at).isoformat() if match.finished_at else "",
             finished_text=finished_text(match.finished_at) if match.finished_at else "",
             replay_url=replay(match.pk), export_url=export(match.pk),
+            **_rating_cells((changes or {}).get(match.pk)),
         ))
     return rows
 
@@ -230,10 +245,14 @@ def history_page(viewer: Viewer, data: dict[str, Any], page_number: Any, subject
             data = {**data, "result": ""}
     rows = (queries.player_results(subject=subject, viewer=viewer, filters=data) if subject is not None
             else queries.finished_matches(viewer=viewer, filters=data))
-    listed = rows.select_related("match").only("match", *(f"match__{name}" for name in ROW_MATCH_FIELDS))
+    own = ("rated", "rating_before", "rating_after") if subject is not None else ()
+    listed = rows.select_related("match").only("match", *own, *(f"match__{name}" for name in ROW_MATCH_FIELDS))
     page = CappedPaginator(listed, PAGE_SIZE).get_page(page_number)
     matches = [row.match for row in page.object_list]
+    # A player's history says what each rated match did to their rating (lichess's "+12").
+    changes = {row.match_id: (row.rating_before, row.rating_after) for row in page.object_list
+               if subject is not None and row.rated and row.rating_before is not None and row.rating_after is not None}
     # One query for every seat (and its player) of the page's matches.
     prefetch_related_objects(matches, _seats_prefetch())
-    return HistoryPage(rows=_rows(matches, subject or (viewer if viewer.is_authenticated else None)),
+    return HistoryPage(rows=_rows(matches, subject or (viewer if viewer.is_authenticated else None), changes),
                        page=page, subject=subject, notice=notice)

@@ -19,10 +19,12 @@ from ..play.news import LOBBY_GROUP
 from ..review import news as review_news
 from ..review.queries import followable
 from . import page
+from .challenges_socket import ChallengeNotices
 from .queries import waiting_for
+from .quick_socket import QuickPairingSocket
 
 
-class NotifyConsumer(SessionBound):
+class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
     async def connect(self) -> None:
         await self.join_user_group()
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
@@ -45,6 +47,8 @@ class NotifyConsumer(SessionBound):
             await self.channel_layer.group_discard(review_news.analysis_group(analysis), self.channel_name)
             if review_news.is_local(self.channel_layer):
                 review_news.RELAY.unwatch(analysis)
+        await self.quick_disconnect()
+        await self.challenges_disconnect()
 
     async def _follow_analysis(self, query: dict[str, list[str]]) -> int | None:
         """Join the match's analysis group when the person may follow it; the match's id, or None."""
@@ -62,7 +66,8 @@ class NotifyConsumer(SessionBound):
         return match_id
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        return  # nothing to say to the server on this socket
+        """Only the lobby's quick-pairing grid speaks on this socket (games.lobby.quick_socket)."""
+        await self.quick_receive(text_data)
 
     async def notify_html(self, event: dict[str, Any]) -> None:
         await self.send(text_data=event["html"])

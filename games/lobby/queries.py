@@ -79,8 +79,11 @@ def _whose_turn(match: Match, user: Viewer) -> str:
 
 def lobby_lists(user: Viewer) -> dict[str, list[Match]]:
     """The lobby's three lists for this person (the page, and its socket as matches open and fill)."""
+    from . import watch  # "Watch", best-rated first (it reads the lists' seats as these do)
+
     return {
-        "open_matches": open_matches(user), "my_matches": my_matches(user), "watch_matches": watchable_matches(user),
+        "open_matches": open_matches(user), "my_matches": my_matches(user),
+        "watch_matches": watch.watchable_matches(user),
     }
 
 

@@ -20,8 +20,10 @@ from ..play.sync import run_change
 from ..results import Outcome, Termination
 from ..web import HtmxRequest, SignedInRequest
 from . import page
+from .challenges import open_challenges
 from .forms import CreateMatchForm, all_forms
 from .invites import remember_join
+from .quick import quick_html
 
 
 @require_GET
@@ -33,6 +35,8 @@ def _lobby_page(request: HttpRequest, forms: list[CreateMatchForm], *, open_game
                 status: int = 200) -> HttpResponse:
     csrf_token = get_token(request)
     return render(request, "games/lobby.html", {
+        "quick": quick_html(request.user),
+        "challenges": open_challenges(request.user),
         "create_forms": page.create_forms_html(forms, open_game=open_game, signed_in=request.user.is_authenticated,
                                                csrf_token=csrf_token),
         "lobby_lists": page.lists_html(request.user, csrf_token),

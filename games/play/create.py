@@ -83,6 +83,35 @@ def create_match(
     return Match.objects.get(pk=snap.id)
 
 
+def create_table(*, game: str, people: list[User], bots: tuple[str, ...] = (), clock: dict[str, Any] | None = None,
+                 rated: bool = True, is_public: bool = True) -> Match:
+    """A match already full and dealt: these people (in a random order of seats) and bots of these levels after
+    them, as quick pairing and an accepted challenge make it. It may run inside the caller's transaction (their
+    claim on the seeks or the challenge): the match is announced after the outermost commit."""
+    if game not in GAMES:
+        raise ServiceError("Choose one of the four games.")
+    engine = get_engine(game)
+    players = len(people) + len(bots)
+    if not engine.min_players <= players <= engine.max_players or not people:
+        raise ServiceError(f"{engine.name} is for {engine.min_players} to {engine.max_players} players.")
+    order = list(people)
+    secrets.SystemRandom().shuffle(order)  # who plays first is left to chance
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=game, players=players, options=clean_options(game, {}), seed=secrets.randbits(48),
+            is_public=is_public, rated=rated, created_by=order[0], clock=clock or {},
+        )
+        now = timezone.now()
+        users = [*order, *(bot_user(game, level) for level in bots)]
+        Seat.objects.bulk_create(Seat(match=match, index=index, user=user, joined_at=now)
+                                 for index, user in enumerate(users))
+        deal(match.pk)
+        snap = load(match.pk)
+        assert snap is not None
+        transaction.on_commit(lambda: publish(snap))
+    return match
+
+
 @dataclass(frozen=True)
 class Imported:
     """A match replayed from an exported file (games.history.replay checked every action), ready to be stored."""

@@ -142,6 +142,9 @@ class MatchConsumer(ChatSocket, SessionBound):
     async def notify_html(self, event: dict[str, Any]) -> None:
         """Likewise: for the notification socket only."""
 
+    async def challenges_changed(self, event: dict[str, Any]) -> None:
+        """Likewise (games.lobby.challenges)."""
+
     async def leave(self) -> None:
         live, self.live = self.live, None
         if live is not None:

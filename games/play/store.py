@@ -168,7 +168,11 @@ def write(change: Change, now: datetime) -> bool:
                     substitute_id=new.substitute.user_id if new.substitute else None,
                 )
     if after.status == Status.FINISHED and change.before.status != Status.FINISHED:
-        stats.record_finished(Match.objects.get(pk=after.id))
+        ratings = stats.record_finished(Match.objects.get(pk=after.id))
+        if ratings:  # the result box shows what the match did to each rating: it travels with the result
+            result = {**(after.result or {}), "ratings": ratings}
+            Match.objects.filter(pk=after.id).update(result=result)
+            change.after = replace(after, result=result)
         # A rated match's analysis is queued in the same transaction (one row; a worker runs it later).
         jobs.enqueue_finished(after.id, rated=after.rated, players=after.players,
                               people=sum(1 for seat in after.seats if seat.player and not seat.player.is_bot))

@@ -25,6 +25,8 @@ class StatsLine:
     stats: PlayerStats
     best_label: str
     extras: list[tuple[str, int]]
+    rank: int | None = None  # on the game's leaderboard
+    best_win: tuple[str, str, float] | None = None  # (name, profile URL, their rating then)
 
     @property
     def rating_shown(self) -> bool:
@@ -52,10 +54,14 @@ def _extras(row: PlayerStats) -> list[tuple[str, int]]:
 
 
 def profile_stats(user: User) -> dict[str, Any]:
-    """The profile's games section: a line of figures per game played, and the rating chart (two queries)."""
+    """The profile's games section: a line of figures per game played (with its rank and best win), and the rating
+    chart (five queries)."""
     rows = queries.player_stats(user=user)
+    wins = queries.best_wins(user=user) if not user.is_bot else {}
+    ranks = queries.leaderboard_ranks(list(rows.values()), user)
     lines = [
-        StatsLine(game=slug, name=info.name, stats=rows[slug], best_label=_best_label(slug), extras=_extras(rows[slug]))
+        StatsLine(game=slug, name=info.name, stats=rows[slug], best_label=_best_label(slug), extras=_extras(rows[slug]),
+                  rank=ranks.get(slug), best_win=wins.get(slug))
         for slug, info in GAMES.items()
         if slug in rows and rows[slug].played
     ]

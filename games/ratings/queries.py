@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db.models import BooleanField, Case, Q, Value, When
+from django.db.models import BooleanField, Case, Count, Q, Value, When
+from django.urls import reverse
 
 from accounts.models import User
 
@@ -52,3 +53,41 @@ def rating_history(*, user: User) -> list[tuple[str, dt.datetime, float]]:
     return [(game, when, rating) for game, when, rating in rows if rating is not None]
 
 
+
+
+def leaderboard_ranks(rows: list[PlayerStats], user: User) -> dict[str, int]:
+    """Where each of this person's rows stands on its game's leaderboard (established ratings first, then
+    provisional ones, each by rating), counted over every listed person, not only the top LEADERBOARD_SIZE; games
+    where they are not listed are left out. One query for all their games."""
+    if user.is_bot or not user.is_active:
+        return {}
+    listed = [row for row in rows if row.rated_matches > 0]
+    if not listed:
+        return {}
+    counts = {}
+    for row in listed:
+        established = row.rated_matches >= LEADERBOARD_MIN_MATCHES and row.deviation <= PROVISIONAL_DEVIATION
+        ahead = Q(rating__gt=row.rating) | Q(rating=row.rating, user_id__lt=row.user_id)
+        counts[row.game] = Count("id", filter=Q(game=row.game) & ((ESTABLISHED & ahead) if established
+                                                                  else (ESTABLISHED | ahead)))
+    found = (PlayerStats.objects.filter(game__in=list(counts), rated_matches__gt=0, user__is_bot=False,
+                                        user__is_active=True).aggregate(**counts))
+    return {game: (found[game] or 0) + 1 for game in counts}
+
+
+def best_wins(*, user: User) -> dict[str, tuple[str, str, float]]:
+    """Per game, the highest-rated opponent this person beat in a rated match, rated as they were then
+    (a bot at its level's rating): (name, profile URL, rating). One query."""
+    from .stats import bot_rating
+
+    won = PlayerResult.objects.filter(user=user, rated=True, outcome=PlayerResult.Outcome.WON).values("match_id")
+    rows = (PlayerResult.objects.filter(match_id__in=won).exclude(user=user).exclude(outcome=PlayerResult.Outcome.WON)
+            .values_list("game", "rating_before", "is_bot", "user__bot_level", "user__username", "user__display_name"))
+    best: dict[str, tuple[str, str, float]] = {}
+    for game, before, is_bot, level, username, display in rows:
+        rating = bot_rating(level) if is_bot else before
+        if rating is None:
+            continue
+        if game not in best or rating > best[game][2]:
+            best[game] = (display or username, reverse("profile", args=[username]), rating)
+    return best

@@ -241,20 +241,35 @@ def listing_for(match: Match, seats: Iterable[Seat]) -> FinishedMatch:
     )
 
 
-def record_finished(match: Match) -> None:
-    """Add a match that has just finished (under its row lock) to the history, results and statistics.
+def rating_changes(results: list[PlayerResult], stats: dict[int, PlayerStats]) -> list[dict[str, Any]]:
+    """What a rated match did to each person's rating, as its result box shows it ("1512 → 1524, +12"):
+    [{"seat", "before", "after", "provisional"}] with whole ratings; provisional as the leaderboard says."""
+    from .leaderboard import is_provisional
+
+    changes = []
+    for result in results:
+        if not result.rated or result.rating_before is None or result.rating_after is None:
+            continue
+        changes.append({"seat": result.seat, "before": round(result.rating_before), "after": round(result.rating_after),
+                        "provisional": is_provisional(stats[result.user_id])})
+    return changes
+
+
+def record_finished(match: Match) -> list[dict[str, Any]]:
+    """Add a match that has just finished (under its row lock) to the history, results and statistics; what it
+    did to the players' ratings (rating_changes).
 
     Called once from services._finish; a second call for the same match changes nothing. The players'
     statistics rows are locked in user order, so two matches finishing at once serialise cleanly.
     """
     if match.status != Match.Status.FINISHED or match.finished_at is None:
-        return
+        return []
     if FinishedMatch.objects.filter(match_id=match.pk).exists():
-        return
+        return []
     seats = list(Seat.objects.filter(match_id=match.pk, user__isnull=False).select_related("user").order_by("index"))
     listing_for(match, seats).save(force_insert=True)
     if not seats:
-        return
+        return []
     facts = match_facts(match, seats, _move_loader(match.pk))
     fresh = {seat.user_id: new_stats(seat.user_id, match.game, seat.is_bot, seat.bot_level) for seat in facts.seats}
     PlayerStats.objects.bulk_create(fresh.values(), ignore_conflicts=True)
@@ -268,6 +283,7 @@ def record_finished(match: Match) -> None:
     # A row is missing only if a rebuild deleted it between the insert and the lock: write it anew.
     PlayerStats.objects.bulk_create([row for row in stats.values() if not row.pk])
     PlayerResult.objects.bulk_create(results)
+    return rating_changes(results, stats)
 
 
 def counted_matches() -> QuerySet[Match]:

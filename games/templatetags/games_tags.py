@@ -10,6 +10,7 @@ from django import template
 
 from accounts.models import User
 
+from ..lobby.challenges import open_challenges
 from ..lobby.queries import waiting_for
 from ..ratings.profile import profile_stats
 
@@ -29,7 +30,25 @@ def notify_socket(context: dict[str, Any]) -> dict[str, Any]:
     request = context.get("request")
     match = getattr(request, "resolver_match", None)
     here = match.kwargs.get("match_id") if match is not None and match.url_name == "match" else None
-    return {"waiting": waiting_for(context["user"], besides=here), "here": here, "query": socket_query(context)}
+    # The lobby read them already for its own list of challenges.
+    mine = context.get("challenges")
+    notices = [notice for notice in (open_challenges(context["user"]) if mine is None else mine) if notice.incoming]
+    return {"waiting": waiting_for(context["user"], besides=here), "here": here, "notices": notices,
+            "query": socket_query(context)}
+
+
+@register.inclusion_tag("games/lobby/_challenge_form.html", takes_context=True)
+def challenge_form(context: dict[str, Any], other: User) -> dict[str, Any]:
+    """"Challenge" on a person's profile: a game and a clock (games.lobby.challenges); nothing on one's own or a
+    bot's, a sentence when they refuse challenges."""
+    from ..catalog import GAMES
+    from ..lobby.pools import CLOCKS
+
+    viewer = context.get("user")
+    shown = viewer is not None and viewer.is_authenticated and viewer.pk != other.pk and not other.is_bot
+    return {"shown": shown, "other": other, "games": [(slug, info.name) for slug, info in GAMES.items()],
+            "clocks": [(key, label) for key, label, _ in CLOCKS], "csrf_token": context.get("csrf_token")}
+
 
 
 def socket_query(context: dict[str, Any]) -> str:

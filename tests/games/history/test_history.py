@@ -267,10 +267,10 @@ HISTORY_URLS = [
 def test_each_history_page_costs_a_constant_number_of_queries(world: World, url: str,
                                                               django_assert_max_num_queries: Any) -> None:
     viewer = world.people[1]
-    # Signed in: session and user, and the header's "your turn" (3); a player's name (1); the count, the rows,
-    # their seats and players (3); the analysed matches' accuracies (1).
+    # Signed in: session and user, and the header's "your turn" and challenges (4); a player's name (1); the
+    # count, the rows, their seats and players (3); the analysed matches' accuracies (1).
     signed_in = client_for(viewer)
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(9):
         response = signed_in.get(url)
     assert len(listed(response)) == PAGE_SIZE
     anonymous = client_for()
@@ -299,7 +299,8 @@ def test_the_leaderboard_lists_established_ratings_by_rating_then_provisional_on
 
 def test_the_profile_shows_each_game_and_a_rating_chart(world: World, django_assert_max_num_queries: Any) -> None:
     person = world.people[0]
-    with django_assert_max_num_queries(4):
+    # The person, their figures, their rating history, their best wins, their ranks (one query for all games).
+    with django_assert_max_num_queries(6):
         response = client_for().get(f"/u/{person.username}/")
     html = response.content.decode()
     assert response.status_code == 200

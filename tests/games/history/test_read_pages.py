@@ -65,8 +65,8 @@ def club(django_db_setup: None, django_db_blocker: Any) -> Iterator[Club]:
             person.delete()
 
 
-# Signed in, each page reads the session and the user first, and the header the matches waiting on them (3
-# queries). The history: a player's name or
+# Signed in, each page reads the session and the user first, and the header the matches waiting on them and the
+# challenges to them (4 queries). The history: a player's name or
 # a player's page (1), the capped count, the page's rows, their seats and players (3), the analysed matches'
 # accuracies (1).
 PAGES = [
@@ -77,8 +77,10 @@ PAGES = [
     ("/history/?player=read-1", 5),
     ("/u/Read-2/history/?game=gomori", 5),
     ("/leaderboard/?game=gomori", 1),  # the top 100 with their players
-    ("/u/Read-0/", 3),  # the person, their figures per game, their rating history
-    ("/play/", 6),  # three lists, each with its seats and players
+    ("/u/Read-0/", 5),  # the person, their figures per game, their rating history, their best wins and ranks
+    # Three lists, each with its seats and players, and the ratings of the players to watch; the quick-pairing
+    # grid (who waits in each pool, and whether this person does). Its list of challenges is the header's query.
+    ("/play/", 9),
 ]
 
 
@@ -86,7 +88,7 @@ PAGES = [
 def test_each_read_page_costs_a_fixed_number_of_queries(club: Club, url: str, queries: int,
                                                         django_assert_num_queries: Any) -> None:
     signed_in = client_for(club.people[2])  # with matches in each of the lobby's lists
-    with django_assert_num_queries(queries + 3):
+    with django_assert_num_queries(queries + 4):
         assert signed_in.get(url).status_code == 200
 
 
@@ -96,7 +98,7 @@ def test_the_replay_page_costs_a_fixed_number_of_queries(club: Club, django_asse
     signed_in = client_for(club.people[0])
     url = f"/m/{club.replayed.pk}/replay/?move=5"
     signed_in.get(url)
-    with django_assert_num_queries(4 + 3):
+    with django_assert_num_queries(4 + 4):  # the replay with its analysis job (4), the header (4)
         assert signed_in.get(url).status_code == 200
 
 

@@ -684,7 +684,10 @@ def test_stored_state_equals_replay_after_every_move_of_whole_games(
     match = fresh(match)
     assert match.status == Match.Status.FINISHED
     result = ENGINE.result(ENGINE.load(match.state))
+    # The stored result is the engine's, with how it ended and what it did to the two people's ratings.
+    ratings = match.result.pop("ratings")
     assert match.result == {**result, "reason": "normal"}
+    assert [r["seat"] for r in ratings] == [0, 1]
     seats = list(match.seats.all())
     assert [s.final_score for s in seats] == result["scores"]
     if result["draw"]:

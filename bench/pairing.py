@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Quick pairing as a person feels it: two real browsers (Playwright, Debian's chromium) in the lobby, one clicks
+a pool's button, then the other; the time is from the second click until both pages show the new match's table
+(its board drawn). ROUNDS rounds, the median and p90 printed.
+
+The site is served as deployed: daphne, debug off, static files collected and served by WhiteNoise, on a fresh
+SQLite database in a temporary folder (or, with DATABASE_URL on PostgreSQL, a database of its own next to the
+one named there; REDIS_URL for the channel layer).
+
+    .venv/bin/python bench/pairing.py                  # 20 rounds on SQLite, in-memory channel layer
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardclub REDIS_URL=redis://127.0.0.1:6379/5 \\
+        .venv/bin/python bench/pairing.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.pages import free_port, reset_database  # noqa: E402
+
+CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
+POOL = "gomori-2-none"
+
+
+def database(tmp: str) -> str:
+    configured = os.environ.get("DATABASE_URL", "")
+    if configured.startswith(("postgres://", "postgresql://")):
+        url = urlunsplit(urlsplit(configured)._replace(path="/cardclub_bench_pairing"))
+        reset_database(url)
+        return url
+    return f"sqlite:///{tmp}/pairing.sqlite3"
+
+
+def people() -> list[str]:
+    """Two people and their session keys (in the bench's database)."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from accounts.models import User
+
+    keys = []
+    for name in ("ada", "bea"):
+        user = User.objects.create_user(name, password=None, display_name=name.title())
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        keys.append(session.session_key)
+    return keys
+
+
+def serve(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+    import socket
+
+    port = free_port()
+    log = open(os.environ.get("BENCH_SERVER_LOG", os.devnull), "ab")  # noqa: SIM115  # the child keeps it
+    proc = subprocess.Popen([str(ROOT / ".venv/bin/daphne"), "-b", "127.0.0.1", "-p", str(port),
+                             "config.asgi:application"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
+    for _ in range(200):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc, port
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("daphne did not start (set BENCH_SERVER_LOG=<file> to keep its log)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=20)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "DATABASE_URL": database(tmp), "DJANGO_SETTINGS_MODULE": "bench.pages_settings",
+               "DJANGO_SECRET_KEY": "bench-pairing-" + "x" * 40, "DJANGO_STATIC_ROOT": f"{tmp}/static",
+               "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "DJANGO_HTTPS": "false", "DJANGO_DEBUG": "false"}
+        os.environ.update(env)
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from django.db import connection
+
+        call_command("migrate", verbosity=0)
+        call_command("collectstatic", verbosity=0, interactive=False)
+        cookies = people()
+        connection.close()
+        proc, port = serve(env)
+        base = f"http://127.0.0.1:{port}"
+        from playwright.sync_api import sync_playwright
+
+        times: list[float] = []
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                                     args=["--no-sandbox", "--disable-gpu"])
+                tabs = []
+                for key in cookies:
+                    context = browser.new_context(base_url=base)
+                    context.add_cookies([{"name": "sessionid", "value": key, "url": base}])
+                    tabs.append(context.new_page())
+                first, second = tabs
+                for _ in range(args.rounds + 2):  # two rounds to warm up, not counted
+                    for tab in tabs:
+                        tab.goto("/play/")
+                        tab.wait_for_selector("#quick .quick-button:not([disabled])")
+                    first.wait_for_timeout(400)  # both lobby sockets open
+                    first.locator(f'button[data-pool="{POOL}"]').click()
+                    first.wait_for_selector(f'button[data-pool="{POOL}"][aria-pressed="true"]')
+                    second.locator(f'button[data-pool="{POOL}"]').filter(has_text="1 waiting").wait_for()
+                    began = time.perf_counter()
+                    second.locator(f'button[data-pool="{POOL}"]').click()
+                    for tab in tabs:
+                        tab.wait_for_url(re.compile(r".*/m/\d+/$"))
+                        tab.wait_for_selector("#board")
+                    times.append(time.perf_counter() - began)
+                    if first.url != second.url:
+                        raise SystemExit(f"paired apart: {first.url} and {second.url}")
+                browser.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+    counted = sorted(times[2:])
+    engine = "PostgreSQL" if env["DATABASE_URL"].startswith("postgres") else "SQLite"
+    layer = "Redis" if os.environ.get("REDIS_URL") else "in-memory"
+    print(f"quick pairing, {engine} + {layer} channel layer, {len(counted)} rounds: from the second click until "
+          f"both tables are drawn")
+    print(f"median {statistics.median(counted) * 1000:.0f} ms, p90 "
+          f"{counted[min(len(counted) - 1, round(0.9 * (len(counted) - 1)))] * 1000:.0f} ms, "
+          f"min {counted[0] * 1000:.0f} ms, max {counted[-1] * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""Challenges' views: made from a profile's form, answered from a notice (htmx) or the lobby's list (a form)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from ..play.snapshot import ServiceError
+from ..web import SignedInRequest
+from . import challenges
+
+
+@login_required
+@require_POST
+def make_challenge(request: SignedInRequest, username: str) -> HttpResponse:
+    other = get_object_or_404(get_user_model(), username=username)
+    try:
+        challenges.challenge(request.user, other, game=request.POST.get("game", ""),
+                             clock=request.POST.get("clock", ""), rated=request.POST.get("rated", "1") == "1")
+    except ServiceError as error:
+        messages.error(request, str(error))
+        return redirect(other)
+    messages.success(request, f"{other.name} is challenged: the match starts when they accept.")
+    return redirect("play")
+
+
+def _answered(request: SignedInRequest, *, to: str = "play") -> HttpResponse:
+    """A notice's button (htmx) gets the notices drawn again; the lobby's form goes back to the lobby."""
+    if request.htmx:
+        return HttpResponse(challenges.notices_html(request.user))
+    return redirect(to)
+
+
+@login_required
+@require_POST
+def accept_challenge(request: SignedInRequest, challenge_id: int) -> HttpResponse:
+    try:
+        match = challenges.accept(request.user, challenge_id)
+    except ServiceError as error:
+        messages.error(request, str(error))
+        return _answered(request)
+    if request.htmx:
+        return HttpResponseClientRedirect(match.get_absolute_url())
+    return redirect(match)
+
+
+@login_required
+@require_POST
+def decline_challenge(request: SignedInRequest, challenge_id: int) -> HttpResponse:
+    try:
+        challenges.decline(request.user, challenge_id)
+    except ServiceError as error:
+        messages.error(request, str(error))
+    return _answered(request)
+
+
+@login_required
+@require_POST
+def withdraw_challenge(request: SignedInRequest, challenge_id: int) -> HttpResponse:
+    try:
+        challenges.withdraw(request.user, challenge_id)
+    except ServiceError as error:
+        messages.error(request, str(error))
+    return _answered(request)

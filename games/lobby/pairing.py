@@ -1,0 +1,246 @@
+"""Quick pairing, the service: a person sits down to wait in a pool (a Seek row), gets up again, or is seated.
+
+Pairing is one decision in one place, `pair_pool`: in one transaction it takes the pool's lock (PostgreSQL: a
+transaction-level advisory lock on the pool's key, so two processes decide a pool one after the other, each
+seeing what the other seated; SQLite: the IMMEDIATE transaction already serialises every writer), claims the
+waiting seeks with SELECT ... FOR UPDATE SKIP LOCKED (a seek being withdrawn at that moment is passed by),
+asks the pure rules (games.lobby.matchmaking) which tables to make, creates them full and dealt, and marks the
+seeks paired. A person waits in one pool at a time (a unique index over waiting seeks), so no two decisions can
+seat one person twice. No lock lives in memory: any process may decide any pool.
+
+After the commit each seated person's pages go to the new match (a frame on their notification sockets) and the
+lobbies redraw the grid's counts. Who triggers a decision: a seek arriving, and the socket that made a seek at
+the moments its range widens (games.lobby.consumer); `now` is injectable for the rules' clock.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import IntegrityError, connection, transaction
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+import games.bots
+from accounts.models import User
+from accounts.sessions import user_group
+
+from ..catalog import GAMES
+from ..models import Match, PlayerStats, Seat, Seek
+from ..play.create import create_table
+from ..play.news import LOBBY_GROUP
+from ..play.snapshot import ServiceError
+from ..ratings import glicko2
+from ..ratings.stats import bot_rating
+from . import matchmaking
+from .pools import POOLS, Pool
+
+log = logging.getLogger(__name__)
+
+QUICK_CHANGED = {"type": "quick.changed"}
+# A waiting seek whose socket has not touched it for this long is dead (its process was killed): ignored, removed.
+SEEK_STALE_SECONDS = 45
+SEEK_HEARTBEAT_SECONDS = 15
+# The most seekers one decision looks at (the longest waiting): the rules are quadratic in a pool's size.
+DECISION_LIMIT = 200
+_LOCK_NAMESPACE = 0x5EE4  # the advisory locks' first key: pools, apart from any other advisory lock
+
+
+def level_near(game: str, rating: float) -> str:
+    """The bot level of this game whose rating is nearest the person's (ties: the weaker).
+
+    The one place that says so: games.bots may bring measured level ratings (LEVEL_RATINGS: {game: {level:
+    rating}}) or its own level_near; until then the levels' fixed ratings of the statistics are used."""
+    own = getattr(games.bots, "level_near", None)
+    if callable(own):
+        return str(own(game, rating))
+    levels = GAMES[game].levels
+    table = getattr(games.bots, "LEVEL_RATINGS", None)
+    measured = table.get(game) if isinstance(table, dict) else None
+    ratings = {level: float(measured[level]) if measured and level in measured else bot_rating(level)
+               for level in levels}
+    return min(levels, key=lambda level: (abs(ratings[level] - rating), levels.index(level)))
+
+
+def rating_of(user: User, game: str) -> float:
+    row = PlayerStats.objects.filter(user=user, game=game).values_list("rating", flat=True).first()
+    return float(row) if row is not None else glicko2.START_RATING
+
+
+def last_opponents(user: User, game: str) -> list[int]:
+    """The people this person sat with in their latest match of the game (two queries)."""
+    latest = (Seat.objects.filter(user=user, match__game=game).exclude(match__status=Match.Status.WAITING)
+              .order_by("-match__created_at").values_list("match_id", flat=True).first())
+    if latest is None:
+        return []
+    return list(Seat.objects.filter(match_id=latest, user__is_bot=False).exclude(user=user)
+                .values_list("user_id", flat=True))
+
+
+def pool_of(key: str) -> Pool:
+    pool = POOLS.get(key)
+    if pool is None:
+        raise ServiceError("There is no such pool.")
+    return pool
+
+
+@dataclass(frozen=True)
+class Seated:
+    """What a seek came to: still waiting (match None), or the match it was seated at."""
+
+    seek_id: int | None
+    match: Match | None
+
+
+def seek(user: User, key: str, *, socket: str = "", now: datetime | None = None) -> Seated:
+    """Sit down to wait in a pool (leaving any other pool), then try the pool at once."""
+    pool = pool_of(key)
+    if user.is_bot or not user.is_active:
+        raise ServiceError("Only people may wait for a table.")
+    now = now or timezone.now()
+    rating, opponents = rating_of(user, pool.game), last_opponents(user, pool.game)
+    try:
+        with transaction.atomic():
+            Seek.objects.filter(user=user, match__isnull=True).delete()
+            row = Seek.objects.create(user=user, pool=key, game=pool.game, rating=rating, last_opponents=opponents,
+                                      created_at=now, seen_at=now, socket=socket)
+    except IntegrityError:  # a seek of theirs was made at the same moment elsewhere: that one stands
+        raise ServiceError("You are already waiting for a table.") from None
+    announce_pools()
+    for match in pair_pool(key, now=now):
+        if Seat.objects.filter(match=match, user=user).exists():
+            return Seated(None, match)
+    return Seated(row.pk, None)
+
+
+def withdraw(user: User | None = None, *, socket: str = "") -> int:
+    """Get up from waiting (the second click, or the socket that made the seek closed): the seeks withdrawn.
+
+    A seek being paired at this moment is locked by that decision: the delete waits for it, then finds it
+    paired and leaves it (the person's pages go to their match)."""
+    seeks = Seek.objects.filter(match__isnull=True)
+    if user is not None:
+        seeks = seeks.filter(user=user)
+    if socket:
+        seeks = seeks.filter(socket=socket)
+    if user is None and not socket:
+        return 0
+    deleted, _ = seeks.delete()
+    if deleted:
+        announce_pools()
+    return deleted
+
+
+def touch(socket: str, now: datetime | None = None) -> int:
+    """The socket that made a seek is still there (its heartbeat)."""
+    return Seek.objects.filter(socket=socket, match__isnull=True).update(seen_at=now or timezone.now())
+
+
+def _lock_pool(key: str) -> None:
+    """Serialise the decisions about one pool: a transaction-level lock in the database, released at commit."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LOCK_NAMESPACE, zlib.crc32(key.encode()) >> 1])
+    # SQLite: transactions are IMMEDIATE (config.settings): one writer at a time, decided on the latest data.
+
+
+def _seeker(row: Seek) -> matchmaking.Seeker:
+    return matchmaking.Seeker(row.pk, row.user_id, row.rating, row.created_at, frozenset(row.last_opponents or ()))
+
+
+def pair_pool(key: str, *, now: datetime | None = None) -> list[Match]:
+    """The pairing decision for one pool: every table that can be filled now is made; the matches made."""
+    pool = pool_of(key)
+    now = now or timezone.now()
+    made: list[tuple[Match, list[int]]] = []
+    with transaction.atomic():
+        _lock_pool(key)
+        waiting = Seek.objects.filter(pool=key, match__isnull=True)
+        waiting.filter(seen_at__lt=now - timedelta(seconds=SEEK_STALE_SECONDS)).delete()
+        rows = {row.pk: row for row in waiting.select_for_update(skip_locked=True, of=("self",))
+                .select_related("user").order_by("created_at", "pk")[:DECISION_LIMIT]}
+        for table in matchmaking.tables([_seeker(row) for row in rows.values()], pool.players, now):
+            people = [rows[seeker.id].user for seeker in table]
+            match = create_table(game=pool.game, people=people, clock=pool.clock)
+            _seat(match, [seeker.id for seeker in table], [p.pk for p in people], now)
+            made.append((match, [p.pk for p in people]))
+    if made:
+        for match, user_ids in made:
+            go_to(match, user_ids)
+        announce_pools()
+    return [match for match, _ in made]
+
+
+def _seat(match: Match, seek_ids: list[int], user_ids: list[int], now: datetime) -> None:
+    """Mark the claimed seeks paired, keeping one paired row per person and game (the latest)."""
+    claimed = Seek.objects.filter(pk__in=seek_ids, match__isnull=True).update(match=match, paired_at=now)
+    if claimed != len(seek_ids):  # cannot happen under the lock and the row claims: never seat anyone twice
+        raise RuntimeError(f"pairing lost {len(seek_ids) - claimed} claimed seeks")
+    Seek.objects.filter(user_id__in=user_ids, game=match.game, match__isnull=False).exclude(match=match).delete()
+
+
+def start_now(user: User, key: str, *, bots: bool, now: datetime | None = None) -> Match:
+    """The offer after waiting alone: a table now, with whoever else waits in the pool (up to its size) and, with
+    `bots`, bots near the person's rating in the empty seats; without, a smaller table of the people waiting.
+
+    The same claim as pair_pool: the pool's lock, the seeks claimed under it."""
+    pool = pool_of(key)
+    now = now or timezone.now()
+    with transaction.atomic():
+        _lock_pool(key)
+        mine = Seek.objects.select_for_update().filter(user=user, pool=key, match__isnull=True).first()
+        if mine is None:
+            raise ServiceError("You are not waiting in this pool any more.")
+        if (now - mine.created_at).total_seconds() < matchmaking.ALONE_OFFER_AFTER:
+            raise ServiceError("Wait a little longer: a table may still fill.")
+        others = list(Seek.objects.select_for_update(skip_locked=True, of=("self",)).select_related("user")
+                      .filter(pool=key, match__isnull=True, seen_at__gte=now - timedelta(seconds=SEEK_STALE_SECONDS))
+                      .exclude(pk=mine.pk).order_by("created_at", "pk")[:pool.players - 1])
+        people = [user, *(row.user for row in others)]
+        empty = pool.players - len(people) if bots else 0
+        if len(people) + empty < pool.min_players:
+            raise ServiceError("Nobody else is waiting: play a bot instead.")
+        level = level_near(pool.game, mine.rating)
+        match = create_table(game=pool.game, people=people, bots=(level,) * empty, clock=pool.clock)
+        _seat(match, [mine.pk, *(row.pk for row in others)], [p.pk for p in people], now)
+    go_to(match, [p.pk for p in people])
+    announce_pools()
+    return match
+
+
+# ---------------------------------------------------------------------------------------------
+# News, after the commit
+
+
+def go_html(match: Match) -> str:
+    """The frame that moves a page to its new match (site.js follows #notify-go's data-go)."""
+    return render_to_string("games/lobby/_go.html", {"url": match.get_absolute_url()})
+
+
+def go_to(match: Match, user_ids: list[int]) -> None:
+    """Every page of these people goes to the match (their notification sockets, in any process)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    html = go_html(match)
+    for user_id in user_ids:
+        try:
+            async_to_sync(layer.group_send)(user_group(user_id), {"type": "notify.html", "html": html})
+        except Exception:  # the match stands; their lobby lists it under "Your matches"
+            log.exception("could not send %s to match %s", user_id, match.pk)
+
+
+def announce_pools() -> None:
+    """The grid's counts changed: every lobby redraws it."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(LOBBY_GROUP, QUICK_CHANGED)
+    except Exception:
+        log.exception("could not announce the pools")

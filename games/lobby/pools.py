@@ -1,0 +1,85 @@
+"""The quick-pairing pools: per game, its usual table size and three clocks (none, a real-time clock per player,
+a limit per turn), like lichess's quick-pairing grid. A pool's key names it in the database and on the page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..catalog import GAMES
+from ..play.clock import clock_spec
+
+# The table size people usually play each game at. Columbo and Ruhd seat more than two: a pool of theirs may
+# offer a smaller table (or bots in the empty seats) to whoever has waited long enough.
+USUAL_PLAYERS = {"gomori": 2, "columbo": 4, "ruhd": 3, "rummy": 2}
+
+# (key, label, clock_spec arguments)
+CLOCKS: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("none", "No clock", {"kind": "none"}),
+    ("live", "5 min + 3 s", {"kind": "fischer", "minutes": 5, "increment": 3}),
+    ("turn", "30 s a turn", {"kind": "turn", "turn_seconds": 30}),
+)
+
+
+@dataclass(frozen=True)
+class Pool:
+    key: str  # "gomori-2-none"
+    game: str
+    players: int
+    clock_key: str
+    clock_label: str
+    clock: dict[str, Any]  # games.play.clock.clock_spec's
+
+    @property
+    def game_name(self) -> str:
+        return GAMES[self.game].name
+
+    @property
+    def min_players(self) -> int:
+        """The smallest table of people this pool's game can start (never a table of one)."""
+        return max(2, GAMES[self.game].engine.min_players)
+
+    @property
+    def may_shrink(self) -> bool:
+        """Whether a smaller table (or bots in the empty seats) may be offered to those who waited."""
+        return self.players > self.min_players
+
+    @property
+    def players_text(self) -> str:
+        return f"{self.players} players"
+
+
+def _pools() -> dict[str, Pool]:
+    pools = {}
+    for slug in GAMES:
+        players = USUAL_PLAYERS.get(slug, max(2, GAMES[slug].engine.min_players))
+        for clock_key, label, spec in CLOCKS:
+            kind = spec["kind"]
+            clock = clock_spec(kind, minutes=spec.get("minutes", 0), increment=spec.get("increment", 0),
+                               turn_seconds=spec.get("turn_seconds", 0))
+            key = f"{slug}-{players}-{clock_key}"
+            pools[key] = Pool(key, slug, players, clock_key, label, clock)
+    return pools
+
+
+POOLS: dict[str, Pool] = _pools()
+
+
+def clock_of(key: str) -> dict[str, Any]:
+    """A clock of the grid by its key (challenges offer the same three); KeyError if unknown."""
+    for clock_key, _, spec in CLOCKS:
+        if clock_key == key:
+            return clock_spec(spec["kind"], minutes=spec.get("minutes", 0), increment=spec.get("increment", 0),
+                              turn_seconds=spec.get("turn_seconds", 0))
+    raise KeyError(key)
+
+
+def clock_label(clock: dict[str, Any]) -> str:
+    for clock_key, label, _ in CLOCKS:
+        if clock_of(clock_key) == clock:
+            return label
+    if clock.get("kind") == "fischer":
+        return f"{clock['base'] / 60:g} min + {clock['increment']} s"
+    if clock.get("kind") == "turn":
+        return f"{clock['seconds']} s a turn"
+    return "No clock"

@@ -1,0 +1,98 @@
+"""The lobby's first screen: the quick-pairing grid as a person sees it (each pool's button, who waits there, the
+offer after waiting alone), read in two queries and drawn by Jinja2 (templates/jinja2/games/quick.html). The
+lobby page draws it, and the lobby socket again whenever a pool's count changes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db.models import Count
+from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
+
+from accounts.models import Viewer
+
+from ..catalog import GAMES
+from ..jinja import render_block
+from ..models import Seek
+from ..play.bot_accounts import LEVEL_TITLES
+from . import matchmaking
+from .pairing import SEEK_STALE_SECONDS, level_near
+from .pools import POOLS, Pool
+
+TEMPLATE = "games/quick.html"
+
+
+@dataclass(frozen=True)
+class PoolButton:
+    key: str
+    clock_label: str
+    others: int  # people waiting here besides this person
+    mine: bool  # this person waits here
+    offer: bool  # they waited long enough: a bot (or a smaller table) is offered
+    bot_title: str  # the level offered, "Regular"
+    smaller: int  # the people waiting here with this person, when a smaller table can start (else 0)
+    bots_fill: int  # the bots a table started now would take
+    may_shrink: bool
+
+
+@dataclass(frozen=True)
+class GameRow:
+    slug: str
+    name: str
+    players_text: str
+    buttons: list[PoolButton]
+
+
+@dataclass(frozen=True)
+class Waiting:
+    pool: str
+    since: datetime
+    rating: float
+
+
+def waiting_counts(now: datetime) -> dict[str, int]:
+    """People waiting per pool (one query)."""
+    fresh = now - timedelta(seconds=SEEK_STALE_SECONDS)
+    rows = (Seek.objects.filter(match__isnull=True, seen_at__gte=fresh).order_by()
+            .values_list("pool").annotate(n=Count("id")))
+    return {pool: n for pool, n in rows}
+
+
+def my_seek(user: Viewer) -> Waiting | None:
+    if not user.is_authenticated:
+        return None
+    row = Seek.objects.filter(user_id=user.pk, match__isnull=True).values_list("pool", "created_at", "rating").first()
+    return Waiting(*row) if row else None
+
+
+def _button(pool: Pool, counts: dict[str, int], mine: Waiting | None, now: datetime) -> PoolButton:
+    here = mine is not None and mine.pool == pool.key
+    others = counts.get(pool.key, 0) - (1 if here else 0)
+    offer = here and mine is not None and (now - mine.since).total_seconds() >= matchmaking.ALONE_OFFER_AFTER
+    together = 1 + max(0, others)
+    return PoolButton(
+        key=pool.key, clock_label=pool.clock_label, others=max(0, others), mine=here, offer=offer,
+        bot_title=LEVEL_TITLES.get(level_near(pool.game, mine.rating), "") if offer and mine else "",
+        smaller=together if offer and pool.may_shrink and pool.min_players <= together < pool.players else 0,
+        bots_fill=pool.players - min(together, pool.players), may_shrink=pool.may_shrink,
+    )
+
+
+def grid(user: Viewer, now: datetime | None = None) -> list[GameRow]:
+    now = now or timezone.now()
+    counts, mine = waiting_counts(now), my_seek(user)
+    rows = []
+    for slug, info in GAMES.items():
+        pools = [pool for pool in POOLS.values() if pool.game == slug]
+        rows.append(GameRow(slug=slug, name=info.name, players_text=pools[0].players_text,
+                            buttons=[_button(pool, counts, mine, now) for pool in pools]))
+    return rows
+
+
+def quick_html(user: Viewer, now: datetime | None = None) -> SafeString:
+    """The grid (#quick), for the lobby page and its socket."""
+    return mark_safe(render_block(TEMPLATE, "quick", {
+        "rows": grid(user, now), "signed_in": user.is_authenticated,
+    }))
