@@ -7,8 +7,11 @@
   lasts) and keeps the sequence worth most: the cards it gathers, less the cards the opponent could gather
   next turn (the best line left open, weighted by how reachable its last cell is and by the chance that 5 of
   the opponent's unplayed cards hold one that fits there), plus a little for its own open lines (more when a
-  card it keeps can complete them) and for each stacked play. It replans at every call from the view
-  (memoised) and plays the first step of its best plan.
+  card it keeps can complete them) and for each stacked play. Of its best plans (one per first play) it then
+  keeps the one that leaves most once the greedy opponent's reply is played out on hands drawn from the cards
+  the opponent has not played (its gathers mostly come from chains of stacked plays that no line of three on
+  the field shows), and when its turn ends the game (its pile cannot refill the hand) a plan is worth the
+  result alone. It replans at every call from the view (memoised) and plays the first step of its best plan.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ SPOT_WEIGHT = {"empty": 1.0, "down": 1.0, "up": 0.4}
 OWN_WEIGHT = 0.3
 NET_WEIGHT = 1.0            # how many cards gathered now one card of the tie-break score is worth
 NO_CARD_WEIGHT = 0.3        # a chance of ours that no card kept in hand can complete (a draw must bring one)
-STACK_BONUS = 1.0
+STACK_BONUS = 0.3           # per stacked play (it plays again, but empties the pile sooner: 1.0 drew more games)
 REPLY_PLANS = 4             # the best plans whose opponent's reply is played out
 REPLY_HANDS = 8             # ... on this many hands it may hold
 REPLY_WEIGHT = 1.0          # a card the opponent is expected to gather, against one we gather

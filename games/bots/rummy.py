@@ -14,7 +14,6 @@ import random
 import re
 from collections import Counter
 
-from games.bots.rummy_tracking import take_risks
 from games.engines.base import Action, Bot, View, card_name
 from games.engines.rummy import (
     JOKER_SUITS,
@@ -244,7 +243,6 @@ DANGER = 0.25           # per point of a card, near the opponent's last cards: h
 RANK_TIE = 0.001        # the lookahead's ties go to the card the keep scores rank lower
 VALUE_SCALE = 1000.0    # the expected value of the best combination only breaks ties
 BUDGET_SCALE = 1.0      # bench/bots.py --budget-scale: the share of the candidates weighed
-TRACKING = False        # the feeding risk from sampled opponent hands (rummy_tracking) rather than estimated
 _DECK: tuple[str, ...] = tuple(dict.fromkeys(full_deck()))
 
 
@@ -440,8 +438,7 @@ def _value_factor(card: str) -> float:
     return LOW_FACTOR if points <= 6 else MID_FACTOR if points <= 8 else HIGH_FACTOR
 
 
-def _strong_discard(view: View, kinds: dict[str, list[Action]], hand: list[str],
-                    rng: random.Random | None = None) -> tuple[Action, str]:
+def _strong_discard(view: View, kinds: dict[str, list[Action]], hand: list[str]) -> tuple[Action, str]:
     """The discard after which the next draw promises most (see _prospect), among the few loose cards least
     worth keeping; never one of the packs waiting for the first lay-down, never a joker while another card
     remains; near the opponent's last cards, high cards go first."""
@@ -462,12 +459,7 @@ def _strong_discard(view: View, kinds: dict[str, list[Action]], hand: list[str],
         rest = list(hand)
     scores = _keep_scores(rest, gone, held, laid, _table_packs(view), _joker_freers(view))
     danger = DANGER if view["hand_counts"][1 - seat] <= 4 and view["laid_down"][1 - seat] else 0.0
-    if TRACKING and rng is not None:
-        risks = take_risks(view, rest, rng)
-        if view["hand_counts"][1 - seat] == 3:
-            risks = {c: r * FINAL_FEED for c, r in risks.items()}
-    else:
-        risks = feed_risks(view, rest, gone, held)
+    risks = feed_risks(view, rest, gone, held)
     ranked = sorted(dict.fromkeys(rest), key=lambda c: (scores[c] + FEED_WEIGHT * risks[c] - danger * card_penalty(c),
                                                          -card_penalty(c), card_key(c)))
     width = max(1, round(CANDIDATES * BUDGET_SCALE))
@@ -545,7 +537,7 @@ def strong_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
     laid = _lay_down_or_add(kinds, hand)
     if laid is not None:
         return laid
-    return _strong_discard(view, kinds, hand, rng)
+    return _strong_discard(view, kinds, hand)
 
 
 LEVEL_BLURBS: dict[str, str] = {
