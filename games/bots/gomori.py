@@ -53,6 +53,7 @@ STACK_BONUS = 0.3           # per stacked play (it plays again, but empties the 
 REPLY_PLANS = 4             # the best plans whose opponent's reply is played out
 REPLY_HANDS = 8             # ... on this many hands it may hold
 REPLY_WEIGHT = 1.0          # a card the opponent is expected to gather, against one we gather
+REPLY_TIME = 0.04           # seconds for the replies beyond the search's TIME_BUDGET (the deadline of a decision)
 ENDGAME = True              # the search sees the game's end coming (Ending)
 END_VALUE = 100.0           # a won (lost) game at the end of our turn, in gathered cards: above any gather
 CARD_VALUE = {"A": 4.0, "K": 3.0, "Q": 2.5, "J": 2.5}
@@ -549,10 +550,13 @@ def _gain_at(board: Board, card: str, cell: Cell, rng: random.Random) -> int:
 
 
 def _with_replies(search: _Search, board: Board, hand: tuple[str, ...], depth: int, opp_unseen: tuple[str, ...],
-                  opp_hand: int, rng: random.Random,
-                  found: tuple[tuple[int, float], list[Action]]) -> tuple[tuple[int, float], list[Action]]:
+                  opp_hand: int, rng: random.Random, found: tuple[tuple[int, float], list[Action]],
+                  deadline: float) -> tuple[tuple[int, float], list[Action]]:
     """Of the REPLY_PLANS best plans (one per first play), the one that leaves most once the greedy opponent's
-    reply is played out on REPLY_HANDS hands drawn from the cards it has not played (its own hand among them)."""
+    reply is played out on REPLY_HANDS hands drawn from the cards it has not played (its own hand among them).
+    Past the deadline no further plan is played out (none at all: the search's own best plan stands)."""
+    if time.perf_counter() > deadline:
+        return found
     options: list[tuple[tuple[int, float], list[Action]]] = []
     search.budget = 10**9
     search.deadline = float("inf")
@@ -564,6 +568,8 @@ def _with_replies(search: _Search, board: Board, hand: tuple[str, ...], depth: i
     hands = [rng.sample(opp_unseen, min(opp_hand, len(opp_unseen))) for _ in range(REPLY_HANDS)]
     best: tuple[float, tuple[tuple[int, float], list[Action]]] | None = None
     for score, plan in top:
+        if best is not None and time.perf_counter() > deadline:
+            break
         end = _after(board, plan)
         rest = tuple(_without(hand, [a["card"] for a in plan]))
         if search.final(end, rest) is not None:
@@ -621,7 +627,7 @@ def search_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
             done = depth
         if REPLY_HANDS and opp_unseen and view["hand_counts"][1 - seat]:
             cached = _with_replies(search, board, hand, done, opp_unseen, view["hand_counts"][1 - seat], rng,
-                                   cached)
+                                   cached, started + (TIME_BUDGET + REPLY_TIME) * BUDGET_SCALE)
         _PLAN_CACHE[key] = cached
         if len(_PLAN_CACHE) > _PLAN_CACHE_SIZE:
             _PLAN_CACHE.popitem(last=False)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from games.bots.gomori import END_VALUE, Ending, _Search, greedy_reply
 
 # three face-up hearts in a row, the 4th cell of the line empty: a heart there gathers the three
@@ -48,3 +50,26 @@ def test_at_the_end_the_result_counts_not_the_threat_left() -> None:
     assert ending.evaluate(threat, ("6C", "7C", "8C", "9C")) == END_VALUE
     level = _Search(0, ("9H",), Ending(pile=0, opp_pile=4, margin=0, cards=before, hand=5))
     assert level.evaluate(threat, ("6C", "7C", "8C", "9C")) == 0.0
+
+
+def test_the_replies_stop_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The think time is bounded by a deadline: past it, no reply is played out and the search's plan stands;
+    before it, the replies are played out."""
+    import games.bots.gomori as gomori
+
+    board = {**HEARTS, (3, 3): ("5C", 1, True)}
+    hand = ("6C", "7C", "8S", "9S", "KC")
+    search = _Search(0, ("9H", "5D", "6D", "7D", "8D", "10H"))
+    found = search.best(board, hand, 1)
+    played: list[int] = []
+
+    def counting(board: gomori.Board, cards: list[str], rng: random.Random) -> int:
+        played.append(1)
+        return 0
+
+    monkeypatch.setattr(gomori, "greedy_reply", counting)
+    late = gomori._with_replies(search, board, hand, 1, search.opp_unseen, 5, random.Random(0), found, deadline=0.0)
+    assert late is found and not played
+    gomori._with_replies(search, board, hand, 1, search.opp_unseen, 5, random.Random(0), found,
+                         deadline=float("inf"))
+    assert played
