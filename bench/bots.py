@@ -7,7 +7,8 @@
 For every game, the strongest level and the Rookie each play --games seeded games against the game's opponent,
 seats alternated (game i: seed i, our bot in seat i % 2). Two players; Columbo plays its default 4 rounds and
 the lowest total wins. A draw (or a shared win) counts as not won. Each line gives the wins / draws / losses
-with a 95% Wilson interval on the win rate, and the p50 / p99 think time of each side (ms per decision).
+with a 95% Wilson interval on the win rate, the p50 / p99 think time of each side (ms per decision), and the
+level's bot-against-bot rating (games.bots.LEVEL_RATINGS, measured by bench/bot_ratings.py).
 
 --budget-scale multiplies the search budgets (node counts and time limits) of our bots: 0.5 shows how much a
 machine twice as slow would cost.
@@ -29,10 +30,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from games.bots import level_rating
 from games.engines import get_engine
 
 GAMES = ("gomori", "ruhd", "rummy", "columbo")
-TARGETS = {"gomori": 0.70, "ruhd": 0.65, "rummy": 0.65, "columbo": 0.65}
+TARGETS = {"gomori": 0.75, "ruhd": 0.65, "rummy": 0.65, "columbo": 0.65}
 ROOKIE_MAX = 0.30  # the Rookie must lose at least 70% of its games to the opponent
 STEP_CAP = 20_000  # actions per game: a safety net, no game of ours comes near it
 
@@ -151,7 +153,7 @@ def main() -> None:
     args = parser.parse_args()
 
     print(f"{args.games} games per pairing, seats alternated, budget scale {args.budget_scale}, {args.jobs} job(s)")
-    header = (f"{'game':8} {'level':10} {'wins':>5} {'draws':>5} {'losses':>6}  {'win rate (95% CI)':24} "
+    header = (f"{'game':8} {'level':10} {'rating':>6} {'wins':>5} {'draws':>5} {'losses':>6}  {'win rate (95% CI)':24} "
               f"{'target':>7}  {'ours p50/p99 ms':>16}  {'opp. p50/p99 ms':>16}")
     print(header)
     print("-" * len(header))
@@ -185,7 +187,8 @@ def main() -> None:
                 target = f"<={ROOKIE_MAX:.0%}"
             else:
                 target = ""
-            print(f"{game:8} {level:10} {tally.wins:5} {tally.draws:5} {tally.losses:6}  "
+            rating = level_rating(game, level)
+            print(f"{game:8} {level:10} {rating or '':>6} {tally.wins:5} {tally.draws:5} {tally.losses:6}  "
                   f"{tally.wins / n:5.1%} ({low:5.1%}-{high:5.1%})  {target:>7}  "
                   f"{percentile(tally.ours, .5) * 1000:6.2f}/{percentile(tally.ours, .99) * 1000:7.2f}  "
                   f"{percentile(tally.theirs, .5) * 1000:6.2f}/{percentile(tally.theirs, .99) * 1000:7.2f}"

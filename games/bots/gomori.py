@@ -7,8 +7,11 @@
   lasts) and keeps the sequence worth most: the cards it gathers, less the cards the opponent could gather
   next turn (the best line left open, weighted by how reachable its last cell is and by the chance that 5 of
   the opponent's unplayed cards hold one that fits there), plus a little for its own open lines (more when a
-  card it keeps can complete them) and for each stacked play. It replans at every call from the view
-  (memoised) and plays the first step of its best plan.
+  card it keeps can complete them) and for each stacked play. Of its best plans (one per first play) it then
+  keeps the one that leaves most once the greedy opponent's reply is played out on hands drawn from the cards
+  the opponent has not played (its gathers mostly come from chains of stacked plays that no line of three on
+  the field shows), and when its turn ends the game (its pile cannot refill the hand) a plan is worth the
+  result alone. It replans at every call from the view (memoised) and plays the first step of its best plan.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import random
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
 from typing import Any
@@ -26,6 +30,7 @@ from games.engines.gomori import (
     DECKS,
     DIAGONAL,
     FIELD_SIZE,
+    HAND_SIZE,
     LINE_OFFSETS,
     ORTHOGONAL,
     RANK,
@@ -44,7 +49,13 @@ SPOT_WEIGHT = {"empty": 1.0, "down": 1.0, "up": 0.4}
 OWN_WEIGHT = 0.3
 NET_WEIGHT = 1.0            # how many cards gathered now one card of the tie-break score is worth
 NO_CARD_WEIGHT = 0.3        # a chance of ours that no card kept in hand can complete (a draw must bring one)
-STACK_BONUS = 1.0
+STACK_BONUS = 0.3           # per stacked play (it plays again, but empties the pile sooner: 1.0 drew more games)
+REPLY_PLANS = 4             # the best plans whose opponent's reply is played out
+REPLY_HANDS = 8             # ... on this many hands it may hold
+REPLY_WEIGHT = 1.0          # a card the opponent is expected to gather, against one we gather
+REPLY_TIME = 0.04           # seconds for the replies beyond the search's TIME_BUDGET (the deadline of a decision)
+ENDGAME = True              # the search sees the game's end coming (Ending)
+END_VALUE = 100.0           # a won (lost) game at the end of our turn, in gathered cards: above any gather
 CARD_VALUE = {"A": 4.0, "K": 3.0, "Q": 2.5, "J": 2.5}
 
 
@@ -227,6 +238,19 @@ def _net(score: tuple[int, float]) -> float:
     return score[0] + NET_WEIGHT * score[1] if score[0] >= 0 else -1e9
 
 
+@dataclass(frozen=True)
+class Ending:
+    """What the search needs to see the game's end coming: our draw pile (the game ends after our turn when it
+    cannot refill the hand to HAND_SIZE), the opponent's, the score margin before the turn, and the cards on the
+    field and in our hand when the search began."""
+
+    pile: int
+    opp_pile: int
+    margin: int
+    cards: int
+    hand: int
+
+
 class _OutOfBudget(Exception):
     """The search used up its node budget; the last complete iteration stands."""
 
@@ -234,7 +258,10 @@ class _OutOfBudget(Exception):
 class _Search:
     """One decision's search: iterative deepening over chained plays, memoised per position."""
 
-    def __init__(self, seat: int, opp_unseen: tuple[str, ...] = ()) -> None:
+    def __init__(self, seat: int, opp_unseen: tuple[str, ...] = (), ending: Ending | None = None) -> None:
+        self.ending = ending
+        # when the opponent's turn ends the game, we get no next turn: our chances are worth nothing
+        self.own_weight = 0.0 if ending is not None and ending.opp_pile == 0 else OWN_WEIGHT
         self.own = DECK_SUITS[seat]
         self.opp = DECK_SUITS[1 - seat]
         self.opp_unseen = opp_unseen
@@ -278,13 +305,28 @@ class _Search:
             spots = self.spots_memo[key] = _spots(board, _area(board))
         return spots
 
+    def final(self, board: Board, rest: tuple[str, ...]) -> float | None:
+        """When our turn ends the game (our pile cannot refill the hand), the result it leaves: +-END_VALUE for
+        a win or a loss, 0 for a draw; None when the game goes on. The cards gathered in the whole plan follow
+        from the board and the hand (cards are only played or gathered)."""
+        ending = self.ending
+        if ending is None or HAND_SIZE - len(rest) <= ending.pile:
+            return None
+        gathered = ending.cards + (ending.hand - len(rest)) - sum(entry[1] for entry in board.values())
+        margin = ending.margin + gathered
+        return END_VALUE if margin > 0 else -END_VALUE if margin < 0 else 0.0
+
     def evaluate(self, board: Board, rest: tuple[str, ...] = ()) -> float:
         """Tie-break score of a position at the end of our turn: opponent threats against our chances (a chance
-        counts in full when a card kept in hand can complete it next turn)."""
+        counts in full when a card kept in hand can complete it next turn); the result itself when the turn
+        ends the game."""
+        final = self.final(board, rest)
+        if final is not None:
+            return final
         if not board:
             return 0.0
         spots = self.spots(board)
-        return -self.threat(board, spots) + OWN_WEIGHT * self.chance(board, spots, rest, None)
+        return -self.threat(board, spots) + self.own_weight * self.chance(board, spots, rest, None)
 
     def chance(self, board: Board, spots: list[tuple[Cell, str, int, str]], rest: tuple[str, ...],
                area: tuple[int, int, int, int] | None) -> float:
@@ -352,6 +394,9 @@ class _Search:
                         new, gain, _ = play_on_board(board, card, cell, None)
                         self.nodes += 1
                         score = (gain, self.evaluate(new, kept[card]) - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
+                    elif self.ending is not None and HAND_SIZE - len(kept[card]) > self.ending.pile:
+                        final = self.final({**board, cell: (card, 1, True)}, kept[card])
+                        score = (0, (final or 0.0) - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
                     else:
                         # the card now lies on `cell`: a line whose 4th cell it is must fit on it
                         placed: tuple[str, int, bool] | None = (card, 1, True)
@@ -375,7 +420,7 @@ class _Search:
                             held = any(SUIT[k] == s and (entry is None or not entry[2] or fits_on(k, entry[0]))
                                        for k in kept[card])
                             chance = max(chance, weight * value * (1.0 if held else NO_CARD_WEIGHT))
-                        score = (0, -threat + OWN_WEIGHT * chance - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
+                        score = (0, -threat + self.own_weight * chance - 0.05 * CARD_VALUE.get(RANK[card], 1.0))
                     if _net(score) > _net(best):
                         best = score
                         best_play = [{"type": "play", "card": card, "at": [r, c]}]
@@ -398,14 +443,19 @@ class _Search:
                     moves.append((card, cell, None))
         return moves
 
-    def best(self, board: Board, hand: tuple[str, ...], depth: int) -> tuple[tuple[int, float], list[Action]]:
-        """The best plan from a position where we must play: (gathered, tie-break) and its plays."""
+    def best(self, board: Board, hand: tuple[str, ...], depth: int,
+             options: list[tuple[tuple[int, float], list[Action]]] | None = None,
+             ) -> tuple[tuple[int, float], list[Action]]:
+        """The best plan from a position where we must play: (gathered, tie-break) and its plays. `options`, if
+        given, receives the best plan starting with each first play (the best one on an empty cell for all)."""
         key = (frozenset(board.items()), tuple(sorted(hand)), depth)
         hit = self.memo.get(key)
-        if hit is not None:
+        if hit is not None and options is None:
             return hit
         if len(board) < FIELD_SIZE * FIELD_SIZE:
             best, plan = self.finals(board, hand)
+            if options is not None and plan:
+                options.append((best, plan))
         else:
             best, plan = (-1, 0.0), []
         for card, cell, target in self.stacked_moves(board, hand):
@@ -429,6 +479,8 @@ class _Search:
             else:
                 score = (gain, self.evaluate(new, rest) - 0.05 * CARD_VALUE.get(RANK[card], 1.0) + STACK_BONUS)
                 plan_here = [action]
+            if options is not None:
+                options.append((score, plan_here))
             if _net(score) > _net(best):
                 best, plan = score, plan_here
         self.memo[key] = (best, plan)
@@ -437,6 +489,105 @@ class _Search:
 
 _PLAN_CACHE: OrderedDict[Any, tuple[tuple[int, float], list[Action]]] = OrderedDict()
 _PLAN_CACHE_SIZE = 512
+
+
+def _after(board: Board, plan: list[Action]) -> Board:
+    """The board once the plan's plays are made."""
+    for action in plan:
+        target = (action["king_target"][0], action["king_target"][1]) if "king_target" in action else None
+        board, _, _ = play_on_board(board, action["card"], (action["at"][0], action["at"][1]), target)
+    return board
+
+
+def greedy_reply(board: Board, hand: list[str], rng: random.Random) -> int:
+    """The cards the greedy player (the rules' reference bot: each play the most 2 x cards gathered + 1 if
+    stacked, ties at random; a king turns a face-up top picked at random; it plays again after a stacked card)
+    gathers in its turn from this board with this hand."""
+    total = 0
+    hand = list(hand)
+    while hand and board:
+        area = _area(board)
+        spots = _spots(board, area)
+        top = -1
+        best: list[tuple[str, Cell]] = []
+        for card in dict.fromkeys(hand):
+            suit = SUIT[card]
+            for x, s, _, _ in spots:
+                if s != suit:
+                    continue
+                entry = board.get(x)
+                if entry is not None and entry[2] and not fits_on(card, entry[0]):
+                    continue
+                score = 2 * _gain_at(board, card, x, rng) + (entry is not None)
+                if score > top:
+                    top, best = score, [(card, x)]
+                elif score == top and (card, x) not in best:
+                    best.append((card, x))
+        if top < 1:
+            stacked = [(card, cell) for card in dict.fromkeys(hand) for cell, (t, _, up) in board.items()
+                       if not up or fits_on(card, t)]
+            if stacked:
+                top, best = 1, stacked
+        if top < 1:
+            break  # a card on an empty cell ends its turn, gathering nothing (a gather there is a spot above)
+        card, cell = rng.choice(best)
+        board, gain, _ = play_on_board(board, card, cell, _king_target(board, card, cell, rng))
+        total += gain
+        hand.remove(card)
+    return total
+
+
+def _king_target(board: Board, card: str, cell: Cell, rng: random.Random) -> Cell | None:
+    """The greedy player's king target: a face-up top picked at random (its own cell when none)."""
+    if RANK[card] != "K" or cell not in board:
+        return None
+    face_up = [c for c, (_, _, up) in board.items() if up]
+    return rng.choice(face_up) if face_up else cell
+
+
+def _gain_at(board: Board, card: str, cell: Cell, rng: random.Random) -> int:
+    return play_on_board(board, card, cell, _king_target(board, card, cell, rng))[1]
+
+
+def _with_replies(search: _Search, board: Board, hand: tuple[str, ...], depth: int, opp_unseen: tuple[str, ...],
+                  opp_hand: int, rng: random.Random, found: tuple[tuple[int, float], list[Action]],
+                  deadline: float) -> tuple[tuple[int, float], list[Action]]:
+    """Of the REPLY_PLANS best plans (one per first play), the one that leaves most once the greedy opponent's
+    reply is played out on REPLY_HANDS hands drawn from the cards it has not played (its own hand among them).
+    Past the deadline no further plan is played out (none at all: the search's own best plan stands)."""
+    if time.perf_counter() > deadline:
+        return found
+    options: list[tuple[tuple[int, float], list[Action]]] = []
+    search.budget = 10**9
+    search.deadline = float("inf")
+    search.best(board, hand, depth, options)  # the last complete depth: every position below is memoised
+    options.sort(key=lambda option: -_net(option[0]))
+    top = [option for option in options[:REPLY_PLANS] if option[1]]
+    if len(top) < 2:
+        return found
+    hands = [rng.sample(opp_unseen, min(opp_hand, len(opp_unseen))) for _ in range(REPLY_HANDS)]
+    best: tuple[float, tuple[tuple[int, float], list[Action]]] | None = None
+    for score, plan in top:
+        if best is not None and time.perf_counter() > deadline:
+            break
+        end = _after(board, plan)
+        rest = tuple(_without(hand, [a["card"] for a in plan]))
+        if search.final(end, rest) is not None:
+            replies = 0.0  # our turn ends the game: no reply
+        else:
+            replies = sum(greedy_reply(end, list(h), rng) for h in hands) / len(hands)
+        value = _net(score) - REPLY_WEIGHT * replies
+        if best is None or value > best[0]:
+            best = (value, (score, plan))
+    assert best is not None
+    return best[1]
+
+
+def _without(hand: tuple[str, ...], played: list[str]) -> list[str]:
+    rest = list(hand)
+    for card in played:
+        rest.remove(card)
+    return rest
 
 
 def search_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
@@ -449,22 +600,34 @@ def search_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
         # the opening card: give away the cheapest card
         action = min(legal, key=lambda a: (CARD_VALUE.get(RANK[a["card"]], 1.0), rng.random()))
         return action, f"opens with {_describe(action)}"
-    key = (frozenset(board.items()), tuple(sorted(hand)), view["seat"])
+    seat = view["seat"]
+    ending = None
+    if ENDGAME:
+        scores = [len(pile) for pile in view["gathered"]]
+        ending = Ending(pile=view["pile_counts"][seat], opp_pile=view["pile_counts"][1 - seat],
+                        margin=scores[seat] - scores[1 - seat], cards=sum(len(f["stack"]) for f in view["field"]),
+                        hand=len(hand))
+    key = (frozenset(board.items()), tuple(sorted(hand)), seat, ending)
     cached = _PLAN_CACHE.get(key)
     if cached is None:
         seen = {card for f in view["field"] for card in f["stack"]}
         seen.update(card for pile in view["gathered"] for card in pile)
-        opp_unseen = tuple(c for c in DECKS[1 - view["seat"]] if c not in seen)
-        search = _Search(view["seat"], opp_unseen)
+        opp_unseen = tuple(c for c in DECKS[1 - seat] if c not in seen)
+        search = _Search(seat, opp_unseen, ending)
         started = time.perf_counter()
         cached = search.best(board, hand, 0)
         search.budget = search.nodes + round(NODE_BUDGET * BUDGET_SCALE)
         search.deadline = started + TIME_BUDGET * BUDGET_SCALE
+        done = 0
         for depth in range(1, len(hand)):
             try:
                 cached = search.best(board, hand, depth)
             except _OutOfBudget:
                 break
+            done = depth
+        if REPLY_HANDS and opp_unseen and view["hand_counts"][1 - seat]:
+            cached = _with_replies(search, board, hand, done, opp_unseen, view["hand_counts"][1 - seat], rng,
+                                   cached, started + (TIME_BUDGET + REPLY_TIME) * BUDGET_SCALE)
         _PLAN_CACHE[key] = cached
         if len(_PLAN_CACHE) > _PLAN_CACHE_SIZE:
             _PLAN_CACHE.popitem(last=False)

@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 
+from ..bots import level_rating
 from ..catalog import GAMES, Kit
 from ..play.bot_accounts import LEVEL_TITLES, bot_level_blurb, bot_levels
 from ..play.clock import clock_spec
@@ -16,8 +17,15 @@ from ..play.create import SeatSpec
 def seat_choices(slug: str) -> list[tuple[str, str]]:
     choices = [("open", "Open seat (anyone in the lobby)"), ("invite", "Invite link (a friend)")]
     for level in bot_levels(slug):
-        choices.append((f"bot:{level}", f"Bot: {LEVEL_TITLES.get(level, level.title())}"))
+        choices.append((f"bot:{level}", f"Bot: {level_label(slug, level)}"))
     return choices
+
+
+def level_label(slug: str, level: str) -> str:
+    """A bot level's title with its measured rating (games.bots.LEVEL_RATINGS): "Shark (1720)"."""
+    title = LEVEL_TITLES.get(level, level.title())
+    rating = level_rating(slug, level)
+    return title if rating is None else f"{title} ({rating})"
 
 
 class CreateMatchForm(forms.Form):
@@ -82,10 +90,15 @@ class CreateMatchForm(forms.Form):
         return [self[f"seat_{i}"] for i in range(0, self.info.engine.max_players)]
 
     @property
-    def bot_blurbs(self) -> list[tuple[str, str]]:
-        """(title, how it plays) for each bot level of the game, weakest first."""
+    def bot_blurbs(self) -> list[tuple[str, str, str]]:
+        """(title, measured rating or "", how it plays) for each bot level of the game, weakest first."""
         slug = self.info.slug
-        return [(LEVEL_TITLES.get(level, level.title()), bot_level_blurb(slug, level)) for level in bot_levels(slug)]
+        out = []
+        for level in bot_levels(slug):
+            rating = level_rating(slug, level)
+            out.append((LEVEL_TITLES.get(level, level.title()), "" if rating is None else str(rating),
+                        bot_level_blurb(slug, level)))
+        return out
 
     @property
     def option_fields(self) -> list[forms.BoundField]:

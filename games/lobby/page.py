@@ -35,7 +35,7 @@ class CreateForm:
     errors: list[str]  # the form's own (a service's refusal), not a field's
     players: FieldView
     seats: list[FieldView]
-    bot_blurbs: list[tuple[str, str]]
+    bot_blurbs: list[tuple[str, str, str]]  # (title, measured rating or "", how it plays)
     options: list[FieldView]
     is_public: FieldView
     rated: FieldView

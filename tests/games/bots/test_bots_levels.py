@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
+from games.bots import LEVEL_RATINGS
 from games.engines import SLUGS
 from games.play.bot_accounts import LEVEL_TITLES, bot_level_blurb, bot_levels
 
@@ -28,11 +29,17 @@ def test_every_game_has_a_rookie_a_regular_and_a_shark_each_with_a_sentence(game
 
 
 @pytest.mark.django_db
-def test_the_lobby_says_how_each_level_plays() -> None:
+def test_the_lobby_says_how_each_level_plays_and_its_measured_rating() -> None:
     page = html.unescape(Client().get("/play/").content.decode())
     for game in SLUGS:
         for level in bot_levels(game):
-            assert f"<strong>{LEVEL_TITLES[level]}</strong>: {bot_level_blurb(game, level)}" in page
+            rating = LEVEL_RATINGS[game][level]
+            assert (f"<strong>{LEVEL_TITLES[level]}</strong> <span class=\"bot-rating\" "
+                    f"title=\"Measured in bot-against-bot games\">rated {rating}</span>: "
+                    f"{bot_level_blurb(game, level)}") in page
+            # and in the seat's choice of a bot, on every game's create form
+            assert f'value="bot:{level}"' in page
+            assert f"Bot: {LEVEL_TITLES[level]} ({rating})</option>" in page
 
 
 def test_columbo_card_actions_come_before_the_next_player_draws() -> None:
