@@ -30,13 +30,11 @@ import games.bots
 from accounts.models import User
 from accounts.sessions import user_group
 
-from ..catalog import GAMES
 from ..models import Match, PlayerStats, Seat, Seek
 from ..play.create import create_table
 from ..play.news import LOBBY_GROUP
 from ..play.snapshot import ServiceError
 from ..ratings import glicko2
-from ..ratings.stats import bot_rating
 from . import matchmaking
 from .pools import POOLS, Pool
 
@@ -52,19 +50,9 @@ _LOCK_NAMESPACE = 0x5EE4  # the advisory locks' first key: pools, apart from any
 
 
 def level_near(game: str, rating: float) -> str:
-    """The bot level of this game whose rating is nearest the person's (ties: the weaker).
-
-    The one place that says so: games.bots may bring measured level ratings (LEVEL_RATINGS: {game: {level:
-    rating}}) or its own level_near; until then the levels' fixed ratings of the statistics are used."""
-    own = getattr(games.bots, "level_near", None)
-    if callable(own):
-        return str(own(game, rating))
-    levels = GAMES[game].levels
-    table = getattr(games.bots, "LEVEL_RATINGS", None)
-    measured = table.get(game) if isinstance(table, dict) else None
-    ratings = {level: float(measured[level]) if measured and level in measured else bot_rating(level)
-               for level in levels}
-    return min(levels, key=lambda level: (abs(ratings[level] - rating), levels.index(level)))
+    """The bot level offered to a person who waited alone: the one whose measured rating (bench/bot_ratings.py)
+    is nearest theirs (games.bots.level_near, the one place that decides it)."""
+    return games.bots.level_near(game, rating)
 
 
 def rating_of(user: User, game: str) -> float:
