@@ -152,11 +152,10 @@ def test_a_smaller_table_or_bots_in_the_empty_seats_for_columbo() -> None:
     assert filled.players == 4 and Seat.objects.filter(match=filled, user__is_bot=True).count() == 3
 
 
-def test_level_near_reads_the_bots_measured_ratings_when_they_exist(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_play_a_bot_instead_offers_the_level_of_nearest_measured_rating() -> None:
+    """The offer comes from the bots' measured ratings (games.bots.LEVEL_RATINGS, bench/bot_ratings.py)."""
+    for game, levels in games.bots.LEVEL_RATINGS.items():
+        for level, rating in levels.items():
+            assert pairing.level_near(game, rating + 1) == level
     assert pairing.level_near("gomori", 1000) == "random"
-    assert pairing.level_near("gomori", 1490) == "reference"
     assert pairing.level_near("rummy", 2500) == "strong"
-    monkeypatch.setattr(games.bots, "LEVEL_RATINGS", {"gomori": {"random": 800, "reference": 1100, "search": 1400}},
-                        raising=False)
-    assert pairing.level_near("gomori", 1490) == "search"
-    assert pairing.level_near("rummy", 1490) == "reference"  # no measurement for Rummy: the fixed ratings
