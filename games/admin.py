@@ -25,7 +25,7 @@ from accounts.models import User
 
 from . import moderation
 from .history.replay import ReplayError, import_match
-from .models import ChatMessage, Match, Move, PlayerResult, PlayerStats, Seat
+from .models import AnalysisJob, ChatMessage, Match, Move, PlayerResult, PlayerStats, Seat
 from .play import chat
 from .play.create import set_public
 from .play.snapshot import ServiceError
@@ -260,6 +260,23 @@ class PlayerStatsAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         # Statistics come from finished matches (and `manage.py rebuild_stats`), never typed in.
+        return False
+
+
+@admin.register(AnalysisJob)
+class AnalysisJobAdmin(admin.ModelAdmin):
+    """The analysis queue, to look at: workers write it (manage.py run_analysis), people ask on the replay."""
+
+    list_display = ("match", "state", "done", "total", "attempts", "worker", "lease_until", "created_at",
+                    "finished_at")
+    list_filter = ("state",)
+    raw_id_fields = ("match", "requested_by")
+    readonly_fields = tuple(f.name for f in AnalysisJob._meta.fields)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 

@@ -52,7 +52,11 @@ class Worker:
         job = jobs.claim(self.token, lease=self.lease)
         if job is None:
             return False
-        self.run(job)
+        try:
+            self.run(job)
+        except Exception as error:  # a bug must cost one job, not the worker (and every job after it)
+            log.exception("analysis of match %s failed", job.match_id)
+            self._fail(job, f"The analysis failed ({type(error).__name__}).")
         return True
 
     def drain(self) -> int:

@@ -74,9 +74,13 @@ def test_analyse_shows_the_progress_then_the_marks(browser: Any, asgi_server: st
     log = tmp_path / "worker.log"
     worker = start_worker(log)
     try:
-        # The bar moves while the worker runs: a step of progress, seen without reloading the page.
-        page.locator("#analysis", has_text="decisions").wait_for(timeout=30_000)
-        assert 0 <= int(bar.get_attribute("value") or "0") < 100
+        # The bar moves while the worker runs: part-way, seen without reloading the page.
+        page.wait_for_function(
+            "() => { const b = document.getElementById('analysis-bar'); return b && b.value > 0 && b.value < 100; }",
+            timeout=30_000)
+        assert "decisions" in page.locator("#analysis").inner_text()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "analysis-progress.png"), full_page=True)  # the bar part-way
         page.locator(".analysis-seats").wait_for(timeout=60_000)
     finally:
         worker.terminate()

@@ -153,3 +153,24 @@ def test_the_worker_refuses_a_match_not_finished(alice: Any, bob: Any) -> None:
     Worker(token="w1", budget=TINY, say=lambda _: None).drain()
     job = AnalysisJob.objects.get(match=match)
     assert job.state == State.FAILED and job.result is None and "finished" in job.error
+
+
+@pytest.mark.django_db
+def test_a_bug_in_the_analysis_fails_that_job_and_the_worker_goes_on(alice: Any, bob: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    first = finished_match([alice, bob], seed=11)
+    second = finished_match([alice, bob], seed=12)
+    from games.review import worker as worker_module
+
+    real = worker_module.analyse
+
+    def broken_for_the_first(game: str, players: int, seed: int, *args: Any, **kw: Any) -> Any:
+        if seed == first.seed:
+            raise KeyError("a bug")
+        return real(game, players, seed, *args, **kw)
+
+    monkeypatch.setattr(worker_module, "analyse", broken_for_the_first)
+    assert Worker(token="w1", budget=TINY, say=lambda _: None).drain() == 2
+    assert AnalysisJob.objects.get(match=first).state == State.FAILED
+    assert "KeyError" in AnalysisJob.objects.get(match=first).error
+    assert AnalysisJob.objects.get(match=second).state == State.DONE

@@ -52,6 +52,9 @@ def test_analyse_on_the_replay_queues_the_job_once_for_a_signed_in_person(alice:
     job = AnalysisJob.objects.get(match=match)
     assert job.requested_by_id == carol.pk and job.state == State.QUEUED
     assert client.get(f"/m/{match.pk}/analyse/").status_code == 405  # a GET changes nothing
+    # The bar moves over the notification socket: the header's for a signed-in person, the page's own for a visitor.
+    assert f'ws-connect="/ws/notify/?analysis={match.pk}"' in client.get(url).content.decode()
+    assert f'ws-connect="/ws/notify/?analysis={match.pk}"' in client_for(None).get(url).content.decode()
 
 
 @pytest.mark.django_db
