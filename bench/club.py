@@ -475,6 +475,17 @@ class Result:
             failing.append(f"{self.stats['lost']} tables lost a move or a connection")
         return not failing, ", ".join(failing)
 
+    def summary(self) -> dict[str, Any]:
+        """The figures as JSON (--json): seconds, shares of a core, bytes."""
+        kinds = {}
+        for kind in KINDS:
+            values = sorted(self.latencies[kind])
+            kinds[kind] = {"samples": len(values), "p50": percentile(values, 0.5) if values else None,
+                           "p99": percentile(values, 0.99) if values else None, "max": values[-1] if values else None}
+        return {"n": self.n, "window": self.window, "kinds": kinds, "server_cpu": self.server_cpu, "rss": self.rss,
+                "rss_peak": self.rss_peak, "client_cpu": self.client_cpu, "stats": self.stats, "lost": self.lost,
+                "watchers": self.watchers, "passes": self.passes()[0]}
+
     def print(self) -> None:
         moves = self.stats["moves"]
         print(f"N={self.n}: {moves} moves in the {self.window:.0f} s window ({moves / self.window:.1f}/s), "
@@ -569,6 +580,7 @@ def main() -> None:
     parser.add_argument("--database-url", help="PostgreSQL server to use (its database cardclub_club, made anew)")
     parser.add_argument("--redis-url", help="Redis channel layer (e.g. redis://127.0.0.1:6379/5)")
     parser.add_argument("--profile", action="store_true", help="py-spy the server over the window")
+    parser.add_argument("--json", help="also write each step's figures to this file (a JSON list)")
     args = parser.parse_args()
 
     if args.database_url:
@@ -592,6 +604,7 @@ def main() -> None:
         layer = "redis" if env.get("REDIS_URL") else "in-memory"
         club = Club()
         profile = f"{tmp}/profile.txt" if args.profile else None
+        results: list[dict[str, Any]] = []
 
         def step(n: int, window: float) -> Result:
             began = time.perf_counter()
@@ -603,6 +616,9 @@ def main() -> None:
             result = measure(club, n, env, warmup=warmup, window=window, clients=args.clients, seed=args.seed,
                              pace=tuple(args.pace), chat_every=args.chat_every, profile=profile)
             result.print()
+            if args.json:
+                results.append(result.summary())
+                Path(args.json).write_text(json.dumps(results, indent=1))
             if profile:
                 print_profile(profile)
             sys.stdout.flush()
