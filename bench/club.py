@@ -48,6 +48,7 @@ import multiprocessing
 import os
 import random
 import re
+import resource
 import sys
 import tempfile
 import time
@@ -583,6 +584,9 @@ def main() -> None:
     parser.add_argument("--json", help="also write each step's figures to this file (a JSON list)")
     args = parser.parse_args()
 
+    # Thousands of sockets: the soft limit on open files up to the hard one (the server inherits it).
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     if args.database_url:
         os.environ["DATABASE_URL"] = args.database_url
     if args.redis_url:
