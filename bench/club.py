@@ -320,12 +320,13 @@ class Client:
                 next_match = await self.play(slot, rng, game, status, version, dumped, players, notify, spectators)
                 if next_match is not None:
                     slot.match = next_match
-            except (TimeoutError, Refused, OSError, asyncio.CancelledError) as error:
+            except (Exception, asyncio.CancelledError) as error:  # a socket refused, closed, or a move unanswered
                 if isinstance(error, asyncio.CancelledError) and asyncio.current_task().cancelling():  # type: ignore[union-attr]
                     raise
                 self.stats["lost"] += 1
                 self.lost.append(f"table {slot.index} match {slot.match}: {type(error).__name__} {error}"[:400])
-                await asyncio.sleep(1.0)  # then the table opens its match again from the database
+                # Then the table opens its match again from the database, after a pause as a browser's would.
+                await asyncio.sleep(rng.uniform(1.0, 3.0))
             finally:
                 slot_players.pop(slot.index, None)
                 for sock in socks:
@@ -489,7 +490,8 @@ class Result:
 
     def print(self) -> None:
         moves = self.stats["moves"]
-        print(f"N={self.n}: {moves} moves in the {self.window:.0f} s window ({moves / self.window:.1f}/s), "
+        print(f"N={self.n}: {moves} moves in the {self.window:.0f} s window ({moves / self.window:.1f}/s; "
+              f"a move every 3 s a match would be {self.n / 3:.0f}/s), "
               f"{self.stats['sockets']} sockets opened ({self.watchers} lobby watchers), "
               f"{self.stats['messages']} messages received ({self.stats['bytes'] / 2**20:.0f} MiB) over the run, "
               f"{self.stats['matches']} matches opened, {self.stats['errors']} error fragments")
