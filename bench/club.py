@@ -302,6 +302,7 @@ class Client:
         rng = random.Random(self.seed * 100_003 + slot.index)
         await self.sleep_until(self.start + rng.uniform(0, self.ramp))
         chat: asyncio.Task[None] | None = None
+        failures = 0  # in a row: the pause before opening the match again doubles, as a browser's does
         while not self.stopping:
             socks: list[Sock] = []
             try:
@@ -324,6 +325,7 @@ class Client:
                 if chat is None:
                     chat = asyncio.ensure_future(self.chat(slot, rng.uniform(0, self.chat_every)))
                 slot_players[slot.index] = players
+                failures = 0
                 next_match = await self.play(slot, rng, game, status, version, dumped, players, notify, spectators)
                 if next_match is not None:
                     slot.match = next_match
@@ -332,8 +334,10 @@ class Client:
                     raise
                 self.stats["lost"] += 1
                 self.lost.append(f"table {slot.index} match {slot.match}: {type(error).__name__} {error}"[:400])
-                # Then the table opens its match again from the database, after a pause as a browser's would.
-                await asyncio.sleep(rng.uniform(1.0, 3.0))
+                # Then the table opens its match again from the database, after a pause drawn up to a limit that
+                # doubles with each failure in a row (full jitter, as the pages' WebSocket extension reconnects).
+                failures += 1
+                await asyncio.sleep(rng.uniform(0, min(64.0, 2.0**failures)))
             finally:
                 slot_players.pop(slot.index, None)
                 for sock in socks:
@@ -578,7 +582,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", "--matches", type=int, default=100,
                         help="matches (tables) in play; --find-max starts here")
-    parser.add_argument("--warmup", type=float, default=None, help="seconds before measuring (default 15 + N/50)")
+    parser.add_argument("--warmup", type=float, default=None, help="seconds before measuring (default 15 + N/25)")
     parser.add_argument("--window", type=float, default=45.0, help="measuring window, seconds")
     parser.add_argument("--clients", type=int, default=1, help="client processes (asyncio, many sockets each)")
     parser.add_argument("--seed", type=int, default=0)
@@ -628,7 +632,7 @@ def main() -> None:
             began = time.perf_counter()
             grow_club(club, n, watchers_of(n, args.lobby_share), args.seed)
             built = time.perf_counter() - began
-            warmup = args.warmup if args.warmup is not None else 15 + n / 50
+            warmup = args.warmup if args.warmup is not None else 15 + n / 25
             print(f"-- N={n}: database {database}, channel layer {layer}, club built/grown in {built:.0f} s, "
                   f"warm-up {warmup:.0f} s, window {window:.0f} s, {args.clients} client process(es)", flush=True)
             result = measure(club, n, env, warmup=warmup, window=window, clients=args.clients, seed=args.seed,
