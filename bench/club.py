@@ -505,7 +505,8 @@ class Result:
               f"a move every 3 s a match would be {self.n / 3:.0f}/s), "
               f"{self.stats['sockets']} sockets opened ({self.watchers} lobby watchers), "
               f"{self.stats['messages']} messages received ({self.stats['bytes'] / 2**20:.0f} MiB) over the run, "
-              f"{self.stats['matches']} matches opened, {self.stats['errors']} error fragments")
+              f"{self.stats['matches']} matches opened, {self.stats['errors']} error fragments, "
+              f"{self.stats['lost']} tables' sockets refused or moves unanswered (each opened again)")
         print(f"  {'kind':<10} {'samples':>8} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
         for kind in KINDS:
             values = sorted(self.latencies[kind])
