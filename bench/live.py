@@ -56,6 +56,23 @@ def start_daphne(app: str, port: int, env: dict[str, str]) -> subprocess.Popen[b
     raise SystemExit("daphne did not start (set BENCH_SERVER_LOG=<file> to keep its log)")
 
 
+def bench_env(default_database: str) -> dict[str, str]:
+    """The server's environment (DATABASE_URL as set, else `default_database`), measured as deployed: debug
+    off (no query logging), plain HTTP on loopback; this process's Django is set up on the same settings."""
+    env = dict(os.environ)
+    env.setdefault("DATABASE_URL", default_database)
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    env["DJANGO_LOG_LEVEL"] = "WARNING"
+    env.setdefault("DJANGO_DEBUG", "false")
+    env.setdefault("DJANGO_SECRET_KEY", "bench-" + "x" * 50)
+    env.setdefault("DJANGO_SECURE_SSL_REDIRECT", "false")
+    env.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost")
+    keys = ("DATABASE_URL", "DJANGO_SETTINGS_MODULE", "DJANGO_LOG_LEVEL", "DJANGO_DEBUG", "DJANGO_SECRET_KEY",
+            "DJANGO_SECURE_SSL_REDIRECT", "DJANGO_ALLOWED_HOSTS")
+    os.environ.update({k: env[k] for k in keys})
+    return env
+
+
 def setup_matches(count: int) -> list[dict]:
     """Users, sessions and started Gomori matches in the benchmark database."""
     import django
@@ -273,18 +290,7 @@ def main() -> None:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ)
-        env.setdefault("DATABASE_URL", f"sqlite:///{tmp}/bench.sqlite3")
-        env["DJANGO_SETTINGS_MODULE"] = "config.settings"
-        env["DJANGO_LOG_LEVEL"] = "WARNING"
-        # Measured as deployed: debug off (no query logging), plain HTTP on loopback.
-        env.setdefault("DJANGO_DEBUG", "false")
-        env.setdefault("DJANGO_SECRET_KEY", "bench-" + "x" * 50)
-        env.setdefault("DJANGO_SECURE_SSL_REDIRECT", "false")
-        env.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost")
-        keys = ("DATABASE_URL", "DJANGO_SETTINGS_MODULE", "DJANGO_LOG_LEVEL", "DJANGO_DEBUG", "DJANGO_SECRET_KEY",
-                "DJANGO_SECURE_SSL_REDIRECT", "DJANGO_ALLOWED_HOSTS")
-        os.environ.update({k: env[k] for k in keys})
+        env = bench_env(f"sqlite:///{tmp}/bench.sqlite3")
         matches = setup_matches(args.matches * args.rounds)
         print(f"{args.matches} matches x {args.moves} moves, database {env['DATABASE_URL'].split(':')[0]}, "
               f"channel layer {'redis' if env.get('REDIS_URL') else 'in-memory'}")
