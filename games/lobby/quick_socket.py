@@ -45,6 +45,7 @@ class QuickPairingSocket:
     send: Any
     quick_waiting: asyncio.Task[None] | None = None
     quick_redraw: asyncio.Task[None] | None = None
+    quick_used = False  # this socket made a seek (only then does closing it look for one to withdraw)
 
     async def quick_receive(self, text: str | None) -> None:
         user = self.scope.get("user")
@@ -59,6 +60,7 @@ class QuickPairingSocket:
         op, key = frame.get("op"), frame["pool"]
         try:
             if op == "seek":
+                self.quick_used = True
                 outcome = await database_sync_to_async(_toggle)(user, key, self.channel_name)
                 self._stop_waiting()
                 if outcome == "waiting":
@@ -117,5 +119,5 @@ class QuickPairingSocket:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
-        if getattr(self, "lobby", False):
+        if self.quick_used:
             await database_sync_to_async(pairing.withdraw)(socket=self.channel_name)

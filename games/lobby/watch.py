@@ -7,7 +7,7 @@ from statistics import fmean
 
 from accounts.models import Viewer
 
-from ..models import Match, PlayerStats
+from ..models import Match, PlayerStats, Seat
 from ..ratings import glicko2
 from .queries import _with_seat_list
 
@@ -16,18 +16,31 @@ SCANNED = 100  # the most recent matches in progress, of which the best-rated ar
 
 def watchable_matches(user: Viewer, limit: int = 20) -> list[Match]:
     """Public matches in progress (the person's own are listed elsewhere), each with seat_ratings (seat index ->
-    the player's rating in the game, whole), best-rated first: by their players' mean rating (two queries)."""
+    the player's rating in the game, whole), best-rated first: by their players' mean rating.
+
+    Five queries: the candidates' ids, their seated players, those players' ratings (plain values, no model
+    built for the matches not listed), then the listed matches and their seats with their players."""
     matches = Match.objects.filter(status=Match.Status.ACTIVE, is_public=True)
     if user.is_authenticated:
         matches = matches.exclude(seats__user=user)
-    rows = list(_with_seat_list(matches.order_by("-started_at"))[:SCANNED])
-    users = {seat.user_id for match in rows for seat in match.seat_list if seat.user_id is not None}
-    games = {match.game for match in rows}
-    ratings = {(user_id, game): rating for user_id, game, rating in
-               PlayerStats.objects.filter(user_id__in=users, game__in=games).values_list("user_id", "game", "rating")}
-    for match in rows:
-        match.seat_ratings = {seat.index: round(ratings.get((seat.user_id, match.game), glicko2.START_RATING))
-                              for seat in match.seat_list if seat.user_id is not None}
+    candidates = dict(matches.order_by("-started_at").values_list("pk", "game")[:SCANNED])
+    if not candidates:
+        return []
+    seated = list(Seat.objects.filter(match_id__in=list(candidates), user__isnull=False)
+                  .values_list("match_id", "index", "user_id"))
+    ratings = {(user_id, game): rating for user_id, game, rating in PlayerStats.objects.filter(
+        user_id__in={user_id for _, _, user_id in seated}, game__in=set(candidates.values()))
+        .values_list("user_id", "game", "rating")}
+    by_match: dict[int, dict[int, int]] = {}
+    for match_id, index, user_id in seated:
+        rating = ratings.get((user_id, candidates[match_id]), glicko2.START_RATING)
+        by_match.setdefault(match_id, {})[index] = round(rating)
+    order = list(candidates)  # newest first: the tie-break
+    best = sorted(order, key=lambda pk: (-fmean(by_match[pk].values()) if by_match.get(pk) else 0.0,
+                                         order.index(pk)))[:limit]
+    rows = {match.pk: match for match in _with_seat_list(Match.objects.filter(pk__in=best))}
+    listed = [rows[pk] for pk in best if pk in rows]
+    for match in listed:
+        match.seat_ratings = by_match.get(match.pk, {})
         match.mean_rating = fmean(match.seat_ratings.values()) if match.seat_ratings else 0.0
-    rows.sort(key=lambda match: (-match.mean_rating, -(match.started_at.timestamp() if match.started_at else 0)))
-    return rows[:limit]
+    return listed

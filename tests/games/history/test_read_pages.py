@@ -78,9 +78,10 @@ PAGES = [
     ("/u/Read-2/history/?game=gomori", 5),
     ("/leaderboard/?game=gomori", 1),  # the top 100 with their players
     ("/u/Read-0/", 5),  # the person, their figures per game, their rating history, their best wins and ranks
-    # Three lists, each with its seats and players, and the ratings of the players to watch; the quick-pairing
+    # Two lists, each with its seats and players; "Watch" (its candidates' ids, their players, their ratings, the
+    # listed ones with their seats and players: 5); the quick-pairing
     # grid (who waits in each pool, and whether this person does). Its list of challenges is the header's query.
-    ("/play/", 9),
+    ("/play/", 11),
 ]
 
 
