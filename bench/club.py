@@ -467,6 +467,7 @@ class Result:
     stats: dict[str, int]
     lost: list[str]
     watchers: int
+    pace: tuple[float, float] = (1.0, 5.0)
 
     def p(self, kind: str, share: float) -> float | None:
         values = sorted(self.latencies[kind])
@@ -502,7 +503,7 @@ class Result:
     def print(self) -> None:
         moves = self.stats["moves"]
         print(f"N={self.n}: {moves} moves in the {self.window:.0f} s window ({moves / self.window:.1f}/s; "
-              f"a move every 3 s a match would be {self.n / 3:.0f}/s), "
+              f"a move every {sum(self.pace) / 2:g} s a match would be {self.n * 2 / sum(self.pace):.0f}/s), "
               f"{self.stats['sockets']} sockets opened ({self.watchers} lobby watchers), "
               f"{self.stats['messages']} messages received ({self.stats['bytes'] / 2**20:.0f} MiB) over the run, "
               f"{self.stats['matches']} matches opened, {self.stats['errors']} error fragments, "
@@ -576,7 +577,7 @@ def measure(club: Club, n: int, env: dict[str, str], *, warmup: float, window: f
                 if at < len(times):
                     latencies["lobby"].append(times[at] - sent)
     return Result(n, window, latencies, cpu / window, rss, peak,
-                  [outcome["cpu"] / window for outcome in outcomes], stats, lost, len(watchers))
+                  [outcome["cpu"] / window for outcome in outcomes], stats, lost, len(watchers), pace)
 
 
 def main() -> None:
