@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from games.bots.rummy import duo_missing
 from games.engines.base import View, card_name
 from games.engines.rummy import (
     JOKER_SUITS,
@@ -129,26 +130,6 @@ def read(view: View) -> Reading:
     return Reading(seat=seat, other=other, pile=pile, unseen=unseen, laid=bool(view["laid_down"][other]),
                    count=view["hand_counts"][other], last_discard=last_discard, passed=passed, table=table,
                    discards=discards, passes=passes)
-
-
-def duo_missing(a: str, b: str) -> list[str]:
-    """The cards that would make a pack of the two natural cards ("duo"): [] if they are no duo."""
-    if a == b:
-        return []
-    if RANK[a] == RANK[b]:
-        return [RANK[a] + suit for suit in "CDHS" if suit not in (SUIT[a], SUIT[b])]
-    if SUIT[a] != SUIT[b]:
-        return []
-    suit = SUIT[a]
-    out: list[str] = []
-    for pa in card_places(a):
-        for pb in card_places(b):
-            low, high = min(pa, pb), max(pa, pb)
-            if high - low == 1:
-                out += [POS_RANK[p] + suit for p in (low - 1, high + 1) if 1 <= p <= 14]
-            elif high - low == 2:
-                out.append(POS_RANK[low + 1] + suit)
-    return out
 
 
 def _order(card: str) -> tuple[int, int, int]:
