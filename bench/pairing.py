@@ -18,7 +18,6 @@ import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.pages import free_port, reset_database  # noqa: E402
+from bench.pages import reset_database, serve  # noqa: E402
 
 CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
 POOL = "gomori-2-none"
@@ -69,23 +68,6 @@ def people() -> list[str]:
         session.create()
         keys.append(session.session_key)
     return keys
-
-
-def serve(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
-    import socket
-
-    port = free_port()
-    log = open(os.environ.get("BENCH_SERVER_LOG", os.devnull), "ab")  # noqa: SIM115  # the child keeps it
-    proc = subprocess.Popen([str(ROOT / ".venv/bin/daphne"), "-b", "127.0.0.1", "-p", str(port),
-                             "config.asgi:application"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
-    for _ in range(200):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise SystemExit("daphne did not start (set BENCH_SERVER_LOG=<file> to keep its log)")
 
 
 def main() -> None:
