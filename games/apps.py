@@ -8,3 +8,8 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         from . import signals  # noqa: F401  (post_migrate: the bot accounts; post_save: names on live tables)
         from .lobby import invites  # noqa: F401  (sign-in: the seat a signed-out person chose)
+        from .play import scheduler
+        from .tournaments import record, services  # noqa: F401  (a tournament match's end counts it)
+
+        # Tournaments start, pair and end on time in every process (and go on after a restart).
+        scheduler.every(1.0, services.tick)

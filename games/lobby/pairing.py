@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
 from django.utils import timezone
 
@@ -30,6 +30,7 @@ import games.bots
 from accounts.models import User
 from accounts.sessions import user_group
 
+from ..locks import advisory_xact_lock
 from ..models import Match, PlayerStats, Seat, Seek
 from ..play.create import create_table
 from ..play.news import LOBBY_GROUP
@@ -131,10 +132,7 @@ def touch(socket: str, now: datetime | None = None) -> int:
 
 def _lock_pool(key: str) -> None:
     """Serialise the decisions about one pool: a transaction-level lock in the database, released at commit."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LOCK_NAMESPACE, zlib.crc32(key.encode()) >> 1])
-    # SQLite: transactions are IMMEDIATE (config.settings): one writer at a time, decided on the latest data.
+    advisory_xact_lock(_LOCK_NAMESPACE, zlib.crc32(key.encode()) >> 1)
 
 
 def _seeker(row: Seek) -> matchmaking.Seeker:

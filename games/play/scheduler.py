@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -23,6 +24,16 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.5  # for matches nobody here watches (watched ones move on their own timers)
 _task: asyncio.Task[None] | None = None
+
+# Other due work the runner does every `seconds` (sync functions, run on the database thread), registered by the
+# apps that need it at start-up (games.tournaments: start, pair and end tournaments), so the live core names none.
+PERIODIC: list[tuple[float, Callable[[], Any]]] = []
+
+
+def every(seconds: float, work: Callable[[], Any]) -> None:
+    """Have every process's runner call `work` every `seconds` (once per registration)."""
+    if all(fn is not work for _, fn in PERIODIC):
+        PERIODIC.append((seconds, work))
 
 
 def due_bot_matches(limit: int = 50) -> list[tuple[int, int]]:
@@ -47,11 +58,28 @@ async def run_due_bots() -> int:
     return moved
 
 
+async def run_periodic(last: dict[int, float]) -> None:
+    """The registered periodic work that is due (`last`: when each last ran, by its place in PERIODIC)."""
+    loop = asyncio.get_running_loop()
+    for index, (seconds, work) in enumerate(PERIODIC):
+        if loop.time() - last.get(index, float("-inf")) >= seconds:
+            last[index] = loop.time()
+            try:
+                await database_sync_to_async(work)()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                raise_if_cancelled()
+                log.exception("periodic work %s", getattr(work, "__qualname__", work))
+
+
 async def _loop() -> None:
+    last: dict[int, float] = {}
     while True:
         raise_if_cancelled()  # a cancellation taken by a database call returns normally (see there)
         try:
             await run_due_bots()
+            await run_periodic(last)
         except asyncio.CancelledError:
             raise
         except Exception:  # the database may be briefly away; keep trying

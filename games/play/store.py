@@ -21,6 +21,7 @@ from django.utils import timezone
 from ..models import Match, Move, Seat
 from ..ratings import stats
 from ..review import jobs
+from . import events
 from .seating import start_if_full
 from .snapshot import NOTES_KEPT, Change, Player, SeatInfo, Snapshot, State, Status, must_act_of
 
@@ -176,7 +177,12 @@ def write(change: Change, now: datetime) -> bool:
         # A rated match's analysis is queued in the same transaction (one row; a worker runs it later).
         jobs.enqueue_finished(after.id, rated=after.rated, players=after.players,
                               people=sum(1 for seat in after.seats if seat.player and not seat.player.is_bot))
+    if change.before.status not in _ENDED and change.after.status in _ENDED:
+        events.match_ended.send(sender=__name__, snap=change.after)
     return True
+
+
+_ENDED = frozenset({Status.FINISHED, Status.ABORTED})
 
 
 class _FenceFailed(Exception):

@@ -1,0 +1,31 @@
+"""A tournament match ended: its points go to the standings in the same transaction (so a match is counted once,
+with its end, whatever process ends it), and after the commit the tournament goes on (games.tournaments.services)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.dispatch import receiver
+from django.utils import timezone
+
+from ..play.events import match_ended
+from . import services
+
+log = logging.getLogger(__name__)
+
+
+@receiver(match_ended)
+def count_tournament_match(sender: Any, snap: Any, **kwargs: Any) -> None:
+    tournament_id = services.count_ended(
+        snap.id, result=snap.result, seat_users=[seat.user_id for seat in snap.seats],
+        places=[seat.place for seat in snap.seats], now=snap.finished_at or timezone.now(),
+    )
+    if tournament_id is not None:
+        def go_on() -> None:
+            try:
+                services.settle(tournament_id)
+            except Exception:
+                log.exception("tournament %s could not go on after match %s", tournament_id, snap.id)
+        transaction.on_commit(go_on)
