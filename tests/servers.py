@@ -3,6 +3,7 @@ tests, two processes on PostgreSQL + Redis, and a kill -9 in the middle of play.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -11,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -92,3 +94,39 @@ class Daphne:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout=10)
+
+
+# For the tests that play through a real server's sockets (tests/games/play/test_live_servers.py, tournaments).
+
+
+def session_cookie(user: Any) -> str:
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    env = {
+        "DATABASE_URL": database_url(_connection().settings_dict),
+        "DJANGO_DEBUG": "true",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "GAMES_BOT_DELAY": "0.05",
+        "CHANNELS_REDIS_PREFIX": f"cardclub-live-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-{os.getpid()}",
+    }
+    return {**env, **extra}
+
+
+async def until(sock: Any, predicate: Callable[[str], bool], timeout: float = 15) -> str:
+    async with asyncio.timeout(timeout):
+        while True:
+            message = await sock.recv()
+            if predicate(message):
+                return message
+
+
+def _connection() -> Any:
+    from django.db import connection
+
+    return connection

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hmac
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -83,13 +84,25 @@ def _after_commit(fn: Callable[[], Any]) -> None:
 # Creating and entering
 
 
-def create_tournament(
+@dataclass(frozen=True)
+class NewTournament:
+    """A tournament's settings, checked (games.tournaments.services.check_new)."""
+
+    name: str
+    kind: str
+    game: str
+    table_size: int
+    clock: dict[str, Any]
+    starts_at: datetime
+    minutes: int | None
+    rounds: int | None
+
+
+def check_new(
     *, creator: User | None, kind: str, game: str, clock_key: str, starts_at: datetime, table_size: int = 2,
     minutes: int | None = None, rounds: int | None = None, name: str = "", is_private: bool = False,
-    rated: bool = True, series: str = "",
-) -> Tournament:
-    """A new tournament. Staff (and the scheduling command, creator None) make listed ones; anyone signed in makes
-    a private one, joined with its invite link."""
+) -> NewTournament:
+    """The settings of a new tournament, or ServiceError with what is wrong (the admin's form shows it too)."""
     if game not in GAMES:
         raise ServiceError("Choose one of the four games.")
     if kind not in Tournament.Kind.values:
@@ -116,12 +129,24 @@ def create_tournament(
     if starts_at > now + timedelta(days=60):
         raise ServiceError("Choose a start within the next 60 days.")
     name = " ".join(name.split())[:80] or f"{GAMES[game].name} {Tournament.Kind(kind).label}"
+    return NewTournament(name, kind, game, table_size, clock, starts_at, minutes, rounds)
+
+
+def create_tournament(
+    *, creator: User | None, kind: str, game: str, clock_key: str, starts_at: datetime, table_size: int = 2,
+    minutes: int | None = None, rounds: int | None = None, name: str = "", is_private: bool = False,
+    rated: bool = True, series: str = "",
+) -> Tournament:
+    """A new tournament. Staff (and the scheduling command, creator None) make listed ones; anyone signed in makes
+    a private one, joined with its invite link."""
+    new = check_new(creator=creator, kind=kind, game=game, clock_key=clock_key, starts_at=starts_at,
+                    table_size=table_size, minutes=minutes, rounds=rounds, name=name, is_private=is_private)
     try:
         with transaction.atomic():
             tournament = Tournament.objects.create(
-                name=name, kind=kind, game=game, table_size=table_size, clock=clock, starts_at=starts_at,
-                minutes=minutes, rounds=rounds, rated=rated, is_private=is_private, series=series,
-                created_by=creator,
+                name=new.name, kind=new.kind, game=new.game, table_size=new.table_size, clock=new.clock,
+                starts_at=new.starts_at, minutes=new.minutes, rounds=new.rounds, rated=rated, is_private=is_private,
+                series=series, created_by=creator,
             )
     except IntegrityError:
         raise ServiceError("That series already has a tournament at that time.") from None

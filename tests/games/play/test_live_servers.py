@@ -12,7 +12,6 @@ import asyncio
 import json
 import os
 import random
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,7 @@ import pytest
 import websockets
 from channels.db import database_sync_to_async
 from django.db import connection
-from django.test import Client
-from servers import Daphne, database_url
+from servers import Daphne, server_env, session_cookie, until
 
 from games.engines import get_engine
 from games.models import Match, Move
@@ -30,23 +28,6 @@ from games.play.create import SeatSpec, create_match
 pytestmark = pytest.mark.django_db(transaction=True)
 
 GOMORI = get_engine("gomori")
-
-
-def session_cookie(user: Any) -> str:
-    client = Client()
-    client.force_login(user)
-    return f"sessionid={client.cookies['sessionid'].value}"
-
-
-def server_env(**extra: str) -> dict[str, str]:
-    env = {
-        "DATABASE_URL": database_url(connection.settings_dict),
-        "DJANGO_DEBUG": "true",
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "GAMES_BOT_DELAY": "0.05",
-        "CHANNELS_REDIS_PREFIX": f"cardclub-live-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-{os.getpid()}",
-    }
-    return {**env, **extra}
 
 
 async def start(env: dict[str, str], log: Path) -> Daphne:
@@ -59,14 +40,6 @@ async def connect(server: Daphne, match_id: int, cookie: str | None) -> Any:
                                     origin=server.url, max_size=2**22)
     await until(sock, lambda m: 'id="board"' in m)  # the whole page, first
     return sock
-
-
-async def until(sock: Any, predicate: Callable[[str], bool], timeout: float = 15) -> str:
-    async with asyncio.timeout(timeout):
-        while True:
-            message = await sock.recv()
-            if predicate(message):
-                return message
 
 
 @database_sync_to_async
