@@ -6,6 +6,7 @@ from .lobby import views as lobby
 from .play import views as play
 from .ratings import views as ratings
 from .rulebook import views as rulebook
+from .tournaments import views as tournaments
 
 urlpatterns = [
     path("", lobby.home, name="home"),
@@ -26,6 +27,14 @@ urlpatterns = [
     path("history/", history.history_list, name="history"),
     path("u/<str:username>/history/", history.player_history, name="player_history"),
     path("leaderboard/", ratings.leaderboard, name="leaderboard"),
+    path("tournaments/", tournaments.tournament_list, name="tournaments"),
+    path("tournaments/new/", tournaments.new_tournament, name="new_tournament"),
+    path("tournaments/<int:tournament_id>/", tournaments.tournament_page, name="tournament"),
+    path("tournaments/<int:tournament_id>/join/", tournaments.join_tournament, name="join_tournament"),
+    path("tournaments/<int:tournament_id>/pause/", tournaments.pause_tournament, name="pause_tournament"),
+    path("tournaments/<int:tournament_id>/resume/", tournaments.resume_tournament, name="resume_tournament"),
+    path("tournaments/<int:tournament_id>/withdraw/", tournaments.withdraw_tournament, name="withdraw_tournament"),
+    path("tournaments/<int:tournament_id>/start/", tournaments.start_tournament, name="start_tournament"),
     path("rules/", rulebook.rules_index, name="rules_index"),
     path("rules/<slug:game>/", rulebook.rules_page, name="rules"),
 ]

@@ -1,11 +1,14 @@
 """A person's notification socket, open on every page: "your turn" cues from their matches; with ?lobby=1 (the
 lobby page) also the lobby's lists as matches open, fill and finish; with ?analysis=<match id> (a replay page,
 &code= for a private match) the analysis of that match as it runs (games.review.news), if the match is finished
-and the person may watch it. Anyone may watch the lobby and a public replay; cues are for signed-in people."""
+and the person may watch it; with ?tournament=<id> (a tournament's page, &code= for a private one) its standings,
+matches and status as they change, and the person's own box. Anyone may watch the lobby, a public replay and a
+public tournament; cues are for signed-in people."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -18,10 +21,15 @@ from accounts.sessions import SessionBound
 from ..play.news import LOBBY_GROUP
 from ..review import news as review_news
 from ..review.queries import followable
+from ..tournaments import live as tournament_live
+from ..tournaments import news as tournament_news
+from ..tournaments.queries import visible as visible_tournament
 from . import page
 from .challenges_socket import ChallengeNotices
 from .queries import waiting_for
 from .quick_socket import QuickPairingSocket
+
+log = logging.getLogger(__name__)
 
 
 class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
@@ -36,7 +44,12 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
             await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         self.analysis = await self._follow_analysis(query)
         self.pending: asyncio.Task[None] | None = None
+        self.tournament = await self._follow_tournament(query)
+        self.tournament_task: asyncio.Task[None] | None = None
+        self.tournament_stale = False
         await self.accept()
+        if self.tournament is not None:  # a reconnect catches up with what changed meanwhile
+            await self.tournament_changed({"id": self.tournament})
 
     async def disconnect(self, code: int) -> None:
         await self.leave_user_group()
@@ -47,6 +60,12 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
             await self.channel_layer.group_discard(review_news.analysis_group(analysis), self.channel_name)
             if review_news.is_local(self.channel_layer):
                 review_news.RELAY.unwatch(analysis)
+        tournament = getattr(self, "tournament", None)
+        if tournament is not None:
+            await self.channel_layer.group_discard(tournament_news.group(tournament), self.channel_name)
+            task = getattr(self, "tournament_task", None)
+            if task is not None:
+                task.cancel()
         await self.quick_disconnect()
         await self.challenges_disconnect()
 
@@ -64,6 +83,44 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
         if review_news.is_local(self.channel_layer) and (key is None or key[0] != "done"):
             review_news.RELAY.watch(match_id, key)
         return match_id
+
+    async def _follow_tournament(self, query: dict[str, list[str]]) -> int | None:
+        """Join the tournament's group when the person may see its page; its id, or None."""
+        raw = (query.get("tournament") or [""])[0]
+        if not raw.isdigit() or len(raw) >= 10:
+            return None
+        code = (query.get("code") or [""])[0][:64]
+        found = await database_sync_to_async(visible_tournament)(int(raw), self.scope.get("user"), code)
+        if found is None:
+            return None
+        await self.channel_layer.group_add(tournament_news.group(found.pk), self.channel_name)
+        return int(found.pk)
+
+    async def tournament_changed(self, event: dict[str, Any]) -> None:
+        """The tournament changed (games.tournaments.news): its public fragments, drawn once for this process's
+        sockets (games.tournaments.live.REDRAWS), then this person's own box; a burst is sent at most once per
+        drawing, and a change during a drawing is sent after it."""
+        if event.get("id") != self.tournament:
+            return
+        self.tournament_stale = True
+        if self.tournament_task is None or self.tournament_task.done():
+            self.tournament_task = asyncio.ensure_future(self._send_tournament())
+
+    async def _send_tournament(self) -> None:
+        tournament = self.tournament
+        assert tournament is not None
+        csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
+        while self.tournament_stale:
+            self.tournament_stale = False
+            try:
+                html = await tournament_live.REDRAWS.public(tournament)
+                html += await database_sync_to_async(tournament_live.mine_html)(tournament, self.scope["user"], csrf)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the page keeps what it shows; the next change draws it again
+                log.exception("could not draw tournament %s", tournament)
+                return
+            await self.send(text_data=html)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Only the lobby's quick-pairing grid speaks on this socket (games.lobby.quick_socket)."""
@@ -91,4 +148,5 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
         # The lists' Join forms post with the page's CSRF secret (the cookie this socket came with).
         csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
         html = await database_sync_to_async(page.lists_html)(self.scope["user"], csrf)
+        html += await database_sync_to_async(tournament_live.lobby_html)(self.scope["user"], csrf)
         await self.send(text_data=html)

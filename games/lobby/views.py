@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from ..catalog import GAMES
@@ -18,6 +19,7 @@ from ..play.seating import decide_cancel, decide_join, decide_leave
 from ..play.snapshot import Player, ServiceError
 from ..play.sync import run_change
 from ..results import Outcome, Termination
+from ..tournaments.live import lobby_html as tournaments_html
 from ..web import HtmxRequest, SignedInRequest
 from . import page
 from .challenges import open_challenges
@@ -40,6 +42,7 @@ def _lobby_page(request: HttpRequest, forms: list[CreateMatchForm], *, open_game
         "create_forms": page.create_forms_html(forms, open_game=open_game, signed_in=request.user.is_authenticated,
                                                csrf_token=csrf_token),
         "lobby_lists": page.lists_html(request.user, csrf_token),
+        "lobby_tournaments": mark_safe(tournaments_html(request.user, csrf_token)),
     }, status=status)
 
 

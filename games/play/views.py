@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods
 
+from ..tournaments.queries import of_match
 from .access import code_matches
 from .meta import table_meta
 from .page import page_fragments, page_view, render_fragment, table_context
@@ -43,5 +44,5 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     move = next((h["move"] for h in reversed(snap.handovers) if held and h["seat"] == held.index), 0)
     notice = render_fragment("seat_notice", {"left_seat": held.index if left and held else None, "left_move": move})
     context.update({"match": snap, "code": code, "can_join": can_join, "seat_notice": mark_safe(notice),
-                    "fragments": page_fragments(context)})
+                    "fragments": page_fragments(context), "tournament": of_match(snap.id)})
     return render(request, "games/match.html", context)

@@ -13,6 +13,7 @@ from accounts.models import User
 from ..lobby.challenges import open_challenges
 from ..lobby.queries import waiting_for
 from ..ratings.profile import profile_stats
+from ..tournaments.queries import tournaments_of
 
 register = template.Library()
 
@@ -21,6 +22,12 @@ register = template.Library()
 def player_standing(user: User) -> dict[str, Any]:
     """A line of figures per game the player played, and their rating chart."""
     return profile_stats(user)
+
+
+@register.inclusion_tag("games/tournaments/_profile.html", takes_context=True)
+def player_tournaments(context: dict[str, Any], user: User) -> dict[str, Any]:
+    """The tournaments the player played in, with their places (a private one on their own profile only)."""
+    return {"entries": tournaments_of(user, context["user"]), "person": user}
 
 
 @register.inclusion_tag("games/_notify.html", takes_context=True)

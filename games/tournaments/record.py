@@ -11,7 +11,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from ..play.events import match_ended
-from . import services
+from . import news, services
 
 log = logging.getLogger(__name__)
 
@@ -28,4 +28,6 @@ def count_tournament_match(sender: Any, snap: Any, **kwargs: Any) -> None:
                 services.settle(tournament_id)
             except Exception:
                 log.exception("tournament %s could not go on after match %s", tournament_id, snap.id)
+            # The standings changed even when nobody was paired again (the pages coalesce the two messages).
+            news.changed(tournament_id)
         transaction.on_commit(go_on)
