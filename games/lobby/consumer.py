@@ -46,7 +46,7 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
         self.pending: asyncio.Task[None] | None = None
         self.tournament = await self._follow_tournament(query)
         self.tournament_task: asyncio.Task[None] | None = None
-        self.tournament_stale = False
+        self.tournament_heard = 0.0  # when the latest change was heard (the loop's clock)
         await self.accept()
         if self.tournament is not None:  # a reconnect catches up with what changed meanwhile
             await self.tournament_changed({"id": self.tournament})
@@ -98,11 +98,11 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
 
     async def tournament_changed(self, event: dict[str, Any]) -> None:
         """The tournament changed (games.tournaments.news): its public fragments, drawn once for this process's
-        sockets (games.tournaments.live.REDRAWS), then this person's own box; a burst is sent at most once per
-        drawing, and a change during a drawing is sent after it."""
+        sockets (games.tournaments.live.REDRAWS), then this person's own box; a burst is sent once, and a change
+        heard after a drawing began reading is sent again after it."""
         if event.get("id") != self.tournament:
             return
-        self.tournament_stale = True
+        self.tournament_heard = asyncio.get_running_loop().time()
         if self.tournament_task is None or self.tournament_task.done():
             self.tournament_task = asyncio.ensure_future(self._send_tournament())
 
@@ -110,10 +110,10 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
         tournament = self.tournament
         assert tournament is not None
         csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
-        while self.tournament_stale:
-            self.tournament_stale = False
+        began = float("-inf")
+        while self.tournament_heard >= began:
             try:
-                html = await tournament_live.REDRAWS.public(tournament)
+                began, html = await tournament_live.REDRAWS.public(tournament)
                 html += await database_sync_to_async(tournament_live.mine_html)(tournament, self.scope["user"], csrf)
             except asyncio.CancelledError:
                 raise

@@ -70,9 +70,10 @@ class Redraws:
 
     def __init__(self, delay: float = COALESCE_SECONDS) -> None:
         self.delay = delay
-        self._next: dict[int, asyncio.Task[str]] = {}
+        self._next: dict[int, asyncio.Task[tuple[float, str]]] = {}
 
-    async def public(self, tournament_id: int) -> str:
+    async def public(self, tournament_id: int) -> tuple[float, str]:
+        """(when its read began, on the loop's clock; the HTML): a change heard before then is in it."""
         loop = asyncio.get_running_loop()
         task = self._next.get(tournament_id)
         if task is None or task.done() or task.get_loop() is not loop:
@@ -80,13 +81,14 @@ class Redraws:
             self._next[tournament_id] = task
         return await asyncio.shield(task)
 
-    async def _draw(self, tournament_id: int) -> str:
+    async def _draw(self, tournament_id: int) -> tuple[float, str]:
         try:
             await asyncio.sleep(self.delay)
         finally:  # from now on a new ask starts a new drawing: this one's read may be too early for it
             if self._next.get(tournament_id) is asyncio.current_task():
                 del self._next[tournament_id]
-        return await database_sync_to_async(public_html)(tournament_id)
+        began = asyncio.get_running_loop().time()
+        return began, await database_sync_to_async(public_html)(tournament_id)
 
 
 REDRAWS = Redraws()
