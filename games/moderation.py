@@ -25,6 +25,7 @@ from .play.snapshot import Change, ServiceError, Snapshot, State, Status
 from .play.sync import run_change
 from .ratings import stats
 from .results import Termination
+from .tournaments import services as tournament_services
 
 
 def decide_admin_abort(snap: Snapshot, state: State) -> Change:
@@ -69,12 +70,14 @@ def abort_match(match_id: int) -> Snapshot:
 
 def annul_result(match_id: int) -> Snapshot:
     """Annul a finished match's result: it leaves the history lists, and the game's results, statistics and
-    ratings are recomputed as if it had never counted."""
+    ratings are recomputed as if it had never counted (and a tournament's standings, if it was played in one)."""
     with transaction.atomic():
         snap = run_change(match_id, decide_annul)
         FinishedMatch.objects.filter(match_id=match_id).delete()
         assert snap.finished_at is not None
         stats.recompute_game(snap.game, since=(snap.finished_at, snap.id))
+        for tournament_id in tournament_services.tournaments_of_match([match_id]):
+            tournament_services.rebuild(tournament_id)
     return snap
 
 

@@ -179,3 +179,19 @@ def test_private_tournaments_need_their_invite_code() -> None:
     with pytest.raises(ServiceError, match="staff"):
         services.create_tournament(creator=host, kind="arena", game="gomori", clock_key="3+2", minutes=30,
                                    starts_at=timezone.now())
+
+
+def test_an_annulled_tournament_match_leaves_the_standings() -> None:
+    from games import moderation
+
+    t = arena()
+    ann, ben = people("ann", "ben")
+    for user in (ann, ben):
+        services.join(tournament_id=t.pk, user=user)
+    services.tick()
+    match = current(t, ann)
+    assert match is not None
+    win(match, ann)
+    assert entrant(t, ann).score == 2
+    moderation.annul_result(match.pk)
+    assert entrant(t, ann).score == 0 and entrant(t, ann).sheet == [] and entrant(t, ben).sheet == []
