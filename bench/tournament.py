@@ -198,7 +198,8 @@ def both_free_longest(stretches: list[Free], end: datetime) -> tuple[float, tupl
     from games.tournaments.arena import REMATCH_AFTER
 
     spans = sorted(((s.since, s.until or end, s) for s in stretches if s.since < end), key=lambda x: x[0])
-    worst, example = 0.0, ()
+    worst = 0.0
+    example: tuple[Any, ...] = ()
     for i, (a_since, a_until, a) in enumerate(spans):
         for b_since, b_until, b in spans[i + 1:]:
             if b_since >= a_until:
