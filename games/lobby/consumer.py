@@ -47,6 +47,12 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
         self.tournament = await self._follow_tournament(query)
         self.tournament_task: asyncio.Task[None] | None = None
         self.tournament_heard = 0.0  # when the latest change was heard (the loop's clock)
+        # What this socket's page shows: a fragment is sent again only when it changed, so a button the person is
+        # pressing is not swapped under their pointer for an identical one when someone else's change comes.
+        self.tournament_shown: dict[str, str] = {}
+        if self.tournament is not None:  # the page was drawn a moment ago: its own box is this one
+            self.tournament_shown["mine"] = await database_sync_to_async(tournament_live.mine_html)(
+                self.tournament, self.scope["user"], self._csrf())
         await self.accept()
         if self.tournament is not None:  # a reconnect catches up with what changed meanwhile
             await self.tournament_changed({"id": self.tournament})
@@ -109,18 +115,26 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
     async def _send_tournament(self) -> None:
         tournament = self.tournament
         assert tournament is not None
-        csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
         began = float("-inf")
         while self.tournament_heard >= began:
             try:
-                began, html = await tournament_live.REDRAWS.public(tournament)
-                html += await database_sync_to_async(tournament_live.mine_html)(tournament, self.scope["user"], csrf)
+                began, public = await tournament_live.REDRAWS.public(tournament)
+                mine = await database_sync_to_async(tournament_live.mine_html)(tournament, self.scope["user"],
+                                                                               self._csrf())
             except asyncio.CancelledError:
                 raise
             except Exception:  # the page keeps what it shows; the next change draws it again
                 log.exception("could not draw tournament %s", tournament)
                 return
-            await self.send(text_data=html)
+            changed = [html for part, html in (("public", public), ("mine", mine))
+                       if self.tournament_shown.get(part) != html]
+            self.tournament_shown.update(public=public, mine=mine)
+            if changed:
+                await self.send(text_data="".join(changed))
+
+    def _csrf(self) -> str:
+        """The page's CSRF secret (the cookie this socket came with), for the forms it draws."""
+        return str(self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, ""))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Only the lobby's quick-pairing grid speaks on this socket (games.lobby.quick_socket)."""

@@ -1,0 +1,268 @@
+"""In real browsers (issue #28): a 3-minute Gomori arena of four people in four browser contexts, no bots at its
+tables. They join on its page, its creator starts it, the pairing takes each of them to their table, and they play
+by clicks (both move, then the chosen loser resigns). One player wins twice in a row: her second win counts 4
+and a flame shows; everyone pauses before the second round ends, so the arena's last minutes pair no one; at the
+end every page shows the podium and the final standings, live, without a reload.
+
+SHOTS=<folder> also saves desktop (1280x800) and phone (390x844) screenshots of the tournament pages."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from steps import page_problems
+from tables import PHONE, signed_in
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+SHOTS = os.environ.get("SHOTS", "")
+DESKTOP = {"width": 1280, "height": 800}
+MATCH_URL = re.compile(r".*/m/\d+/$")
+
+
+def shoot(tab: Any, name: str, viewport: dict[str, int] | None = None) -> None:
+    if not SHOTS:
+        return
+    os.makedirs(SHOTS, exist_ok=True)
+    before = tab.viewport_size
+    if viewport is not None:
+        tab.set_viewport_size(viewport)
+        tab.wait_for_timeout(150)
+    tab.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
+    if viewport is not None:
+        tab.set_viewport_size(before)
+
+
+def shoot_both(tab: Any, name: str) -> None:
+    shoot(tab, f"{name}-desktop", DESKTOP)
+    shoot(tab, f"{name}-phone", PHONE)
+
+
+def person(username: str, name: str) -> Any:
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user(username=username, password="x", display_name=name)
+
+
+def current_match(tournament: Any, user: Any, *, other_than: int | None = None, timeout: float = 15) -> int:
+    """The id of the match the pairing seated this person at (waiting for it)."""
+    from games.models import Entrant
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        match_id = Entrant.objects.filter(tournament=tournament, user=user).values_list("match_id", flat=True).get()
+        if match_id is not None and match_id != other_than:
+            return int(match_id)
+        time.sleep(0.1)
+    raise AssertionError(f"{user.username} was not paired")
+
+
+def play_one(tab: Any) -> bool:
+    """If it is this page's turn, play its first playable card on its first highlighted cell (and a king's first
+    target). True if it played."""
+    if not tab.locator("#status[data-your-turn]").count() or not tab.locator("#hand .card-button").count():
+        return False
+    before = tab.locator("#log li").count()
+    tab.locator("#hand .card-button").first.click()
+    tab.wait_for_selector("#board .cell-button")
+    tab.locator("#board .cell-button").first.click()
+    deadline = time.monotonic() + 5
+    while tab.locator("#log li").count() == before and time.monotonic() < deadline:
+        kings = tab.locator("#board .king-target .cell-button")
+        if kings.count():
+            kings.first.click()
+        tab.wait_for_timeout(50)
+    return True
+
+
+def both_move(match_id: int, tabs: list[Any]) -> None:
+    """Each player clicks a first move (until then a resignation would only abort the match)."""
+    from games.play.decide import abort_allowed
+    from games.play.store import load
+
+    for tab in tabs:
+        tab.wait_for_url(f"**/m/{match_id}/")
+        tab.wait_for_selector("#board")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        snap = load(match_id)
+        assert snap is not None
+        if not abort_allowed(snap):
+            return
+        if not any([play_one(tab) for tab in tabs]):
+            tabs[0].wait_for_timeout(100)
+    raise AssertionError(f"match {match_id}: the players did not both move")
+
+
+def resign(tab: Any, match_id: int) -> None:
+    """Resign by clicks; the match is over (the page may already be on its way to the next one)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    from games.models import Match
+
+    tab.wait_for_selector("#board")
+    for _ in range(4):  # a table drawn again as its socket (re)connects closes the open confirmation: again
+        try:
+            tab.locator("details.resign summary").last.click(timeout=5_000)
+            tab.get_by_role("button", name="Yes, resign").click(timeout=3_000)
+            break
+        except PlaywrightTimeout:
+            continue
+    deadline = time.monotonic() + 15
+    while Match.objects.filter(pk=match_id, status=Match.Status.ACTIVE).exists():
+        assert time.monotonic() < deadline, f"match {match_id} was not resigned"
+        time.sleep(0.05)
+
+
+def to_tournament(tab: Any, tournament_id: int) -> None:
+    """From a match page, back to the tournament by its link in the match's header."""
+    tab.locator(".match-tournament a").click()
+    tab.wait_for_url(f"**/tournaments/{tournament_id}/")
+    tab.wait_for_selector("#tournament-me")
+
+
+def row(tab: Any, username: str) -> Any:
+    return tab.locator(f'#tournament-standings tr[data-user="{username}"]')
+
+
+def marks(tab: Any, username: str) -> list[str]:
+    return [text.strip() for text in row(tab, username).locator(".mark").all_inner_texts()]
+
+
+@pytest.mark.timeout(480)
+def test_a_three_minute_arena_of_four_people_playing_by_clicks(browser: Any, asgi_server: str) -> None:
+    from games.models import Entrant, Seat, Tournament
+    from games.tournaments import services
+
+    ann, ben, cat, dan = (person(u, u.title()) for u in ("ann", "ben", "cat", "dan"))
+    people = [ann, ben, cat, dan]  # also the order they join in: the tie-break after score and rating
+    arena = services.create_tournament(
+        creator=ann, kind="arena", game="gomori", clock_key="3+2", minutes=3, is_private=True,
+        starts_at=timezone_now() + timedelta(minutes=30), name="Four at the club",
+    )
+    page_url = f"/tournaments/{arena.pk}/"
+    tabs = {user.username: signed_in(browser, asgi_server, user, DESKTOP) for user in people}
+    problems = page_problems(*tabs.values())
+    try:
+        # Ann, its creator, opens her page; the others come with the invite link she has there.
+        a = tabs["ann"]
+        a.goto(page_url)
+        invite = a.locator("#tournament-me .invite-link").input_value()
+        assert f"?code={arena.invite_code}" in invite
+        for user in people:
+            tab = tabs[user.username]
+            if user is not ann:
+                tab.goto(invite)
+            tab.locator("#tournament-me").get_by_role("button", name="Join").click()
+            tab.locator("#tournament-me").get_by_text("You are in.").wait_for()
+            assert tab.url.endswith(page_url)
+        # Ann's page heard the others join, without a reload.
+        a.locator("#tournament-standings tr[data-user]").nth(3).wait_for()
+        assert a.locator("#tournament-head").get_by_text("4 players").count() == 1
+        shoot_both(a, "tournament-upcoming")
+        if SHOTS:  # the lobby's list of tournaments (hers: the private one she made)
+            a.goto("/play/")
+            a.locator("#lobby-tournaments").get_by_text("Four at the club").wait_for()
+            shoot_both(a, "tournament-lobby")
+            a.goto(page_url)
+
+        # Ann starts it: the pairing seats everyone, and their pages go to their tables.
+        a.locator("#tournament-me").get_by_role("button", name="Start now").click()
+        arena.refresh_from_db()
+        assert arena.status == Tournament.Status.RUNNING
+        first = {user.username: current_match(arena, user) for user in people}
+        for user in people:
+            tab = tabs[user.username]
+            try:
+                tab.wait_for_url(MATCH_URL, timeout=6_000)
+            except Exception:  # her own page reloaded after her click, just as the move was sent: the box's link
+                tab.locator("#tournament-me").get_by_role("link", name="Your match: play it").click()
+            tab.wait_for_url(f"**/m/{first[user.username]}/")
+
+        # Round 1: at each table the one who joined first wins.
+        tables = sorted({match_id: [u for u in people if first[u.username] == match_id]
+                         for match_id in first.values()}.items(), key=lambda item: people.index(item[1][0]))
+        assert len(tables) == 2 and all(len(seated) == 2 for _, seated in tables)
+        for match_id, seated in tables:
+            both_move(match_id, [tabs[u.username] for u in seated])
+        (_, (w1, l1)), (_, (w2, l2)) = tables
+        for loser in (l1, l2):  # one after the other at once: all four are free together
+            resign(tabs[loser.username], first[loser.username])
+
+        # Round 2: the two winners meet (score first), and the two losers; the pages go there by themselves.
+        second = {user.username: current_match(arena, user, other_than=first[user.username]) for user in people}
+        assert second[w1.username] == second[w2.username] and second[l1.username] == second[l2.username]
+        for user in people:
+            tabs[user.username].wait_for_url(f"**/m/{second[user.username]}/")
+        for pair in ((w1, w2), (l1, l2)):
+            both_move(second[pair[0].username], [tabs[u.username] for u in pair])
+        # Everyone pauses first (the match at hand goes on), so nobody is paired again after it.
+        for user in people:
+            tab = tabs[user.username]
+            to_tournament(tab, arena.pk)
+            tab.locator("#tournament-me").get_by_role("button", name="Pause").click()
+            tab.locator("#tournament-me").get_by_text("You are paused").wait_for()
+        shoot_both(tabs[w1.username], "tournament-running")
+        for loser in (w2, l2):  # w1 wins twice in a row; l1 wins after a loss
+            tab = tabs[loser.username]
+            tab.locator("#tournament-me").get_by_role("link", name="Your match: play it").click()
+            tab.wait_for_url(f"**/m/{second[loser.username]}/")
+            resign(tab, second[loser.username])
+            tab.wait_for_selector("#status .outcome")  # paused: this page stays where it is
+            to_tournament(tab, arena.pk)
+
+        # The streak rule, live on every page: w1's second win counts 4, with the flame; l1's win after a loss 2.
+        for tab in tabs.values():
+            row(tab, w1.username).locator(".mark-doubled").wait_for()
+            assert marks(tab, w1.username) == ["2", "4"]
+            assert row(tab, w1.username).locator(".flame").count() == 1
+            assert marks(tab, l1.username) == ["0", "2"] and row(tab, l1.username).locator(".flame").count() == 0
+            assert marks(tab, w2.username) == ["2", "0"] and marks(tab, l2.username) == ["0", "0"]
+        assert Seat.objects.filter(match__tournament_game__tournament=arena, user__is_bot=True).count() == 0
+        assert Seat.objects.filter(match__tournament_game__tournament=arena).count() == 8
+
+        # The time runs out: the podium and the final standings arrive on every page by themselves.
+        arena.refresh_from_db()
+        left = (services.ends_at(arena) - timezone_now()).total_seconds()  # type: ignore[operator]
+        assert left > 10, "the two rounds took too long for the test to see the arena end by itself"
+        expected = [w1.username, *sorted([w2.username, l1.username], key=lambda n: [u.username for u in people]
+                                         .index(n)), l2.username]
+        for tab in tabs.values():
+            tab.locator("#tournament-podium .podium-1").wait_for(timeout=int((left + 30) * 1000))
+            assert tab.locator("#tournament-head").get_by_text("Finished").count() == 1
+            podium = tab.locator("#tournament-podium .podium-place")
+            assert [podium.nth(i).get_attribute("data-user") for i in range(3)] == expected[:3]
+            assert "6 points" in tab.locator("#tournament-podium .podium-1").inner_text()
+            standing = tab.locator("#tournament-standings tr[data-user]")
+            assert [standing.nth(i).get_attribute("data-user") for i in range(4)] == expected
+            scores = [s.strip() for s in tab.locator("#tournament-standings td.score").all_inner_texts()]
+            assert scores == ["6", "2", "2", "0"]
+            assert tab.locator("#tournament-playing").get_by_text("No match in progress.").count() == 1
+        arena.refresh_from_db()
+        assert arena.status == Tournament.Status.FINISHED
+        assert list(Entrant.objects.filter(tournament=arena).order_by("place")
+                    .values_list("user__username", flat=True)) == expected
+        shoot_both(tabs[w1.username], "tournament-finished")
+        if SHOTS:
+            a.goto("/tournaments/")
+            shoot_both(a, "tournament-list")
+            a.goto("/tournaments/new/")
+            shoot_both(a, "tournament-new")
+            a.goto(f"/u/{w1.username}/")
+            a.locator("#tournaments").scroll_into_view_if_needed()
+            shoot_both(a, "tournament-profile")
+        assert problems == []
+    finally:
+        for tab in tabs.values():
+            tab.context.close()
+
+
+def timezone_now() -> Any:
+    from django.utils import timezone
+
+    return timezone.now()
