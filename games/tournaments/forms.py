@@ -26,9 +26,9 @@ class NewTournamentForm(forms.Form):
     game = forms.ChoiceField(label="Game", choices=[(slug, info.name) for slug, info in GAMES.items()])
     kind = forms.ChoiceField(label="Format", choices=Tournament.Kind.choices, initial=Tournament.Kind.ARENA,
                              widget=forms.RadioSelect)
-    minutes = forms.IntegerField(label="Arena length (minutes)", min_value=services.ARENA_MINUTES[0],
+    minutes = forms.IntegerField(label="Minutes (an arena)", min_value=services.ARENA_MINUTES[0],
                                  max_value=services.ARENA_MINUTES[1], initial=30, required=False)
-    rounds = forms.IntegerField(label="Swiss rounds", min_value=services.SWISS_ROUNDS[0],
+    rounds = forms.IntegerField(label="Rounds (a Swiss)", min_value=services.SWISS_ROUNDS[0],
                                 max_value=services.SWISS_ROUNDS[1], initial=5, required=False)
     table_size = forms.TypedChoiceField(
         label="Players at a table", coerce=int, initial=2, choices=[(n, str(n)) for n in table_sizes()],

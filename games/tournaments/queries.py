@@ -313,6 +313,7 @@ class Mine:
     may_start: bool  # the creator of a private one, before its start
     invite_url: str | None  # to entrants and the creator of a private one
     join_code: str  # what the Join button posts for the creator of a private one (others come with the link's)
+    place: int | None = None  # their final place
 
 
 def mine(tournament: Tournament, user: Viewer, *, now: datetime | None = None) -> Mine:
@@ -341,6 +342,7 @@ def mine(tournament: Tournament, user: Viewer, *, now: datetime | None = None) -
         may_join=may_join,
         may_start=is_creator and tournament.is_private and tournament.status == Tournament.Status.UPCOMING,
         invite_url=invite, join_code=tournament.invite_code if is_creator and tournament.is_private else "",
+        place=entrant.place if entrant else None,
     )
 
 

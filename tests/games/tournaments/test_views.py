@@ -200,7 +200,7 @@ def test_a_running_arena_shows_the_flame_the_doubled_win_and_the_matches_then_th
     assert "6 points" in podium.group(0)
     # Ann's profile lists it with her place.
     profile = text(client_for().get("/u/ann/"))
-    assert "Evening arena" in profile and re.search(r"🥇 1</strong> <span class=\"muted\">of 4", profile)
+    assert "Evening arena" in profile and re.search(r"medal-1\">1</strong> <span class=\"muted\">of 4", profile)
     # The lobby's section lists only upcoming and running ones: this one has gone from it.
     assert "Evening arena" not in text(client_for().get("/play/"))
 
