@@ -11,7 +11,8 @@
   keeps the one that leaves most once the greedy opponent's reply is played out on hands drawn from the cards
   the opponent has not played (its gathers mostly come from chains of stacked plays that no line of three on
   the field shows), counting half of what its own next turn then gathers greedily with the cards it kept and a
-  refill drawn from its unplayed cards (lines it sets up that survive the reply), and when its turn ends the game (its pile cannot refill the hand) a plan is worth the
+  refill drawn from its unplayed cards (lines it sets up that survive the reply), and when its turn ends the
+  game (its pile cannot refill the hand) a plan is worth the
   result alone. It replans at every call from the view (memoised) and plays the first step of its best plan.
 """
 
