@@ -5,7 +5,8 @@ LEVEL_RATINGS: each level's Glicko-2 rating from bot-against-bot games, measured
 
     nice -n 10 .venv/bin/python bench/bot_ratings.py --rounds 100 --write
 
-(measured 2026-11-26; every pair of a game's levels plays 2 seeded games a round, seats alternated; one rating
+(measured 2026-11-26; Gomori's again 2026-11-27 after its Shark changed, with `--game gomori`; every pair of a
+game's levels plays 2 seeded games a round, seats alternated; one rating
 period a round; every level starts at 1500, the rating people start at; a level that loses every game, as
 Columbo's Rookie does, only drifts lower while its deviation stays wide). The lobby shows them beside each
 level's name; quick pairing offers the level nearest a person's rating (level_near). Measure again when a bot
@@ -15,7 +16,7 @@ changes.
 from __future__ import annotations
 
 LEVEL_RATINGS: dict[str, dict[str, int]] = {
-    "gomori": {"random": 1091, "reference": 1551, "search": 1788},
+    "gomori": {"random": 1085, "reference": 1517, "search": 1812},
     "ruhd": {"random": 1137, "reference": 1663, "search": 1751},
     "rummy": {"random": 1279, "reference": 1607, "strong": 1658},
     "columbo": {"random": 767, "reference": 1620, "strong": 1944},

@@ -10,7 +10,9 @@
   card it keeps can complete them) and for each stacked play. Of its best plans (one per first play) it then
   keeps the one that leaves most once the greedy opponent's reply is played out on hands drawn from the cards
   the opponent has not played (its gathers mostly come from chains of stacked plays that no line of three on
-  the field shows), and when its turn ends the game (its pile cannot refill the hand) a plan is worth the
+  the field shows), counting half of what its own next turn then gathers greedily with the cards it kept and a
+  refill drawn from its unplayed cards (lines it sets up that survive the reply), and when its turn ends the
+  game (its pile cannot refill the hand) a plan is worth the
   result alone. It replans at every call from the view (memoised) and plays the first step of its best plan.
 """
 
@@ -56,6 +58,7 @@ REPLY_WEIGHT = 1.0          # a card the opponent is expected to gather, against
 REPLY_TIME = 0.04           # seconds for the replies beyond the search's TIME_BUDGET (the deadline of a decision)
 ENDGAME = True              # the search sees the game's end coming (Ending)
 END_VALUE = 100.0           # a won (lost) game at the end of our turn, in gathered cards: above any gather
+FOLLOW_WEIGHT = 0.5         # a card we are expected to gather in our next turn (after the reply), against one now
 CARD_VALUE = {"A": 4.0, "K": 3.0, "Q": 2.5, "J": 2.5}
 
 
@@ -503,6 +506,11 @@ def greedy_reply(board: Board, hand: list[str], rng: random.Random) -> int:
     """The cards the greedy player (the rules' reference bot: each play the most 2 x cards gathered + 1 if
     stacked, ties at random; a king turns a face-up top picked at random; it plays again after a stacked card)
     gathers in its turn from this board with this hand."""
+    return greedy_turn(board, hand, rng)[0]
+
+
+def greedy_turn(board: Board, hand: list[str], rng: random.Random) -> tuple[int, Board]:
+    """greedy_reply's gathered cards and the board it leaves."""
     total = 0
     hand = list(hand)
     while hand and board:
@@ -534,7 +542,7 @@ def greedy_reply(board: Board, hand: list[str], rng: random.Random) -> int:
         board, gain, _ = play_on_board(board, card, cell, _king_target(board, card, cell, rng))
         total += gain
         hand.remove(card)
-    return total
+    return total, board
 
 
 def _king_target(board: Board, card: str, cell: Cell, rng: random.Random) -> Cell | None:
@@ -551,7 +559,7 @@ def _gain_at(board: Board, card: str, cell: Cell, rng: random.Random) -> int:
 
 def _with_replies(search: _Search, board: Board, hand: tuple[str, ...], depth: int, opp_unseen: tuple[str, ...],
                   opp_hand: int, rng: random.Random, found: tuple[tuple[int, float], list[Action]],
-                  deadline: float) -> tuple[tuple[int, float], list[Action]]:
+                  deadline: float, own_unseen: tuple[str, ...] = ()) -> tuple[tuple[int, float], list[Action]]:
     """Of the REPLY_PLANS best plans (one per first play), the one that leaves most once the greedy opponent's
     reply is played out on REPLY_HANDS hands drawn from the cards it has not played (its own hand among them).
     Past the deadline no further plan is played out (none at all: the search's own best plan stands)."""
@@ -572,11 +580,29 @@ def _with_replies(search: _Search, board: Board, hand: tuple[str, ...], depth: i
             break
         end = _after(board, plan)
         rest = tuple(_without(hand, [a["card"] for a in plan]))
+        follow = 0.0
+        hands_done = False
         if search.final(end, rest) is not None:
+            hands_done = True
             replies = 0.0  # our turn ends the game: no reply
         else:
-            replies = sum(greedy_reply(end, list(h), rng) for h in hands) / len(hands)
-        value = _net(score) - REPLY_WEIGHT * replies
+            replies = 0.0
+            for h in hands:
+                if best is not None and time.perf_counter() > deadline:
+                    break  # a plan weighed on fewer hands than the others is not compared with them
+                got, after = greedy_turn(end, list(h), rng)
+                replies += got
+                if FOLLOW_WEIGHT and after and search.ending is not None and search.ending.opp_pile > 0:
+                    # our next turn: the cards kept and a refill drawn from our own unplayed cards
+                    refill = rng.sample(own_unseen, min(HAND_SIZE - len(rest), len(own_unseen)))
+                    follow += greedy_turn(after, [*rest, *refill], rng)[0]
+            else:
+                replies /= len(hands)
+                follow /= len(hands)
+                hands_done = True
+            if not hands_done:
+                break
+        value = _net(score) - REPLY_WEIGHT * replies + FOLLOW_WEIGHT * follow
         if best is None or value > best[0]:
             best = (value, (score, plan))
     assert best is not None
@@ -626,8 +652,9 @@ def search_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
                 break
             done = depth
         if REPLY_HANDS and opp_unseen and view["hand_counts"][1 - seat]:
+            own_unseen = tuple(c for c in DECKS[seat] if c not in seen and c not in hand)
             cached = _with_replies(search, board, hand, done, opp_unseen, view["hand_counts"][1 - seat], rng,
-                                   cached, started + (TIME_BUDGET + REPLY_TIME) * BUDGET_SCALE)
+                                   cached, started + (TIME_BUDGET + REPLY_TIME) * BUDGET_SCALE, own_unseen)
         _PLAN_CACHE[key] = cached
         if len(_PLAN_CACHE) > _PLAN_CACHE_SIZE:
             _PLAN_CACHE.popitem(last=False)

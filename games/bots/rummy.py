@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from collections import Counter
 
 from games.engines.base import Action, Bot, View, card_name
@@ -243,6 +244,9 @@ DANGER = 0.25           # per point of a card, near the opponent's last cards: h
 RANK_TIE = 0.001        # the lookahead's ties go to the card the keep scores rank lower
 VALUE_SCALE = 1000.0    # the expected value of the best combination only breaks ties
 BUDGET_SCALE = 1.0      # bench/bots.py --budget-scale: the share of the candidates weighed
+PLAYOUTS = 0            # determinized play-outs per candidate discard (rummy_playout.py; 0: off, see bench/README.md)
+PLAYOUT_WIDTH = 4       # candidate discards played out
+PLAYOUT_TIME = 0.12     # seconds at most for them
 _DECK: tuple[str, ...] = tuple(dict.fromkeys(full_deck()))
 
 
@@ -438,7 +442,8 @@ def _value_factor(card: str) -> float:
     return LOW_FACTOR if points <= 6 else MID_FACTOR if points <= 8 else HIGH_FACTOR
 
 
-def _strong_discard(view: View, kinds: dict[str, list[Action]], hand: list[str]) -> tuple[Action, str]:
+def _strong_discard(view: View, kinds: dict[str, list[Action]], hand: list[str],
+                    rng: random.Random) -> tuple[Action, str]:
     """The discard after which the next draw promises most (see _prospect), among the few loose cards least
     worth keeping; never one of the packs waiting for the first lay-down, never a joker while another card
     remains; near the opponent's last cards, high cards go first."""
@@ -464,7 +469,13 @@ def _strong_discard(view: View, kinds: dict[str, list[Action]], hand: list[str])
                                                          -card_penalty(c), card_key(c)))
     width = max(1, round(CANDIDATES * BUDGET_SCALE))
     candidates = [c for c in ranked if c not in JOKER_SUITS][:width] or ranked[:1]
-    if len(candidates) > 1:
+    wide = [c for c in ranked if c not in JOKER_SUITS][:PLAYOUT_WIDTH]
+    if PLAYOUTS and len(wide) > 1:
+        from games.bots.rummy_playout import discard_values  # here: it imports this module (via rummy_tracking)
+        values = discard_values(view, hand, wide, rng, max(1, round(PLAYOUTS * BUDGET_SCALE)),
+                                time.perf_counter() + PLAYOUT_TIME * BUDGET_SCALE)
+        card = max(wide, key=lambda c: (values[c], -wide.index(c)))
+    elif len(candidates) > 1:
         unseen = _unseen(gone, held)
         table = _table_packs(view)
         minimum = view["options"]["min_first_meld"]
@@ -537,7 +548,7 @@ def strong_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
     laid = _lay_down_or_add(kinds, hand)
     if laid is not None:
         return laid
-    return _strong_discard(view, kinds, hand)
+    return _strong_discard(view, kinds, hand, rng)
 
 
 LEVEL_BLURBS: dict[str, str] = {

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from games.bots.gomori import END_VALUE, Ending, _Search, greedy_reply
+from games.bots.gomori import END_VALUE, Ending, _Search, greedy_reply, greedy_turn
 
 # three face-up hearts in a row, the 4th cell of the line empty: a heart there gathers the three
 HEARTS = {(0, 0): ("2H", 1, True), (0, 1): ("3H", 2, True), (0, 2): ("4H", 1, True)}
@@ -63,13 +63,48 @@ def test_the_replies_stop_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> No
     found = search.best(board, hand, 1)
     played: list[int] = []
 
-    def counting(board: gomori.Board, cards: list[str], rng: random.Random) -> int:
+    def counting(board: gomori.Board, cards: list[str], rng: random.Random) -> tuple[int, gomori.Board]:
         played.append(1)
-        return 0
+        return 0, board
 
-    monkeypatch.setattr(gomori, "greedy_reply", counting)
+    monkeypatch.setattr(gomori, "greedy_turn", counting)
     late = gomori._with_replies(search, board, hand, 1, search.opp_unseen, 5, random.Random(0), found, deadline=0.0)
     assert late is found and not played
     gomori._with_replies(search, board, hand, 1, search.opp_unseen, 5, random.Random(0), found,
                          deadline=float("inf"))
     assert played
+
+
+def test_greedy_turn_leaves_the_board_without_the_gathered_cells() -> None:
+    gathered, board = greedy_turn(HEARTS, ["9H", "2D", "3D"], random.Random(1))
+    assert gathered == 4
+    assert set(board) == {(0, 3)} and board[(0, 3)][0] == "9H"  # the three hearts are gone, the 9♥ stays
+
+
+def test_the_follow_up_counts_the_line_we_can_complete_next_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two plans alike for the search: the one after which black's kept cards complete its clubs line next
+    turn (the greedy opponent cannot reach it: its hand holds no card that fits) wins once the follow-up
+    counts, and not without it."""
+    import games.bots.gomori as gomori
+
+    clubs = {(0, 0): ("2C", 1, True), (0, 1): ("3C", 1, True), (0, 2): ("4C", 1, True)}
+    search = _Search(0, ("5D",), Ending(pile=10, opp_pile=10, margin=0, cards=3, hand=2))
+    keep_club = ((0, 0.0), [{"type": "play", "card": "6S", "at": [3, 0]}])   # keeps the 9♣
+    keep_spade = ((0, 0.0), [{"type": "play", "card": "9C", "at": [3, 0]}])  # keeps the 6♠
+
+    def options(board: gomori.Board, hand: tuple[str, ...], depth: int,
+                out: list[tuple[tuple[int, float], list[dict[str, object]]]] | None = None,
+                ) -> tuple[tuple[int, float], list[dict[str, object]]]:
+        if out is not None:
+            out.extend([keep_spade, keep_club])
+        return keep_spade
+
+    monkeypatch.setattr(search, "best", options)
+    # our refill is drawn from no cards: only what the plan keeps can complete the line
+    chosen = gomori._with_replies(search, clubs, ("6S", "9C"), 1, ("5D",), 1, random.Random(0), keep_spade,
+                                  deadline=float("inf"), own_unseen=())
+    assert chosen == keep_club
+    monkeypatch.setattr(gomori, "FOLLOW_WEIGHT", 0.0)
+    chosen = gomori._with_replies(search, clubs, ("6S", "9C"), 1, ("5D",), 1, random.Random(0), keep_spade,
+                                  deadline=float("inf"), own_unseen=())
+    assert chosen == keep_spade
