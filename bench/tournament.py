@@ -21,6 +21,7 @@ It prints, from the database afterwards: how many matches were played, each play
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -228,10 +229,16 @@ def main() -> None:
     parser.add_argument("--game", default="gomori")
     parser.add_argument("--level", default="random", help="the bot level that plays every seat")
     parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         setup(database(tmp))
-        report(run(args))
+        result = run(args)
+    report(result)
+    if args.json:
+        figures = {k: v for k, v in result.items() if k not in ("waits", "example")}
+        figures.update(waits=len(result["waits"]), wait_max=max(result["waits"], default=0.0))
+        Path(args.json).write_text(json.dumps(figures))
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
