@@ -197,7 +197,8 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}}
+    # Channels' in-memory layer, its sweep of expired messages once a second rather than per message (games/layers.py).
+    CHANNEL_LAYERS = {"default": {"BACKEND": "games.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}}
 
 AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [

@@ -24,7 +24,7 @@ from ..review.queries import followable
 from ..tournaments import live as tournament_live
 from ..tournaments import news as tournament_news
 from ..tournaments.queries import visible as visible_tournament
-from . import page
+from . import live as lobby_live
 from .challenges_socket import ChallengeNotices
 from .queries import waiting_for
 from .quick_socket import QuickPairingSocket
@@ -118,7 +118,7 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
         began = float("-inf")
         while self.tournament_heard >= began:
             try:
-                began, public = await tournament_live.REDRAWS.public(tournament)
+                began, public = await tournament_live.REDRAWS.get(tournament)
                 mine = await database_sync_to_async(tournament_live.mine_html)(tournament, self.scope["user"],
                                                                                self._csrf())
             except asyncio.CancelledError:
@@ -161,6 +161,10 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
         await asyncio.sleep(0.5)
         # The lists' Join forms post with the page's CSRF secret (the cookie this socket came with).
         csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
-        html = await database_sync_to_async(page.lists_html)(self.scope["user"], csrf)
-        html += await database_sync_to_async(tournament_live.lobby_html)(self.scope["user"], csrf)
+        user = self.scope["user"]
+        if await database_sync_to_async(lobby_live.has_own)(user):
+            html = await database_sync_to_async(lobby_live.lists_html)(user, csrf)
+        else:  # the same lists as every other such watcher: drawn once for all of them (games.lobby.live)
+            _, shared = await lobby_live.DRAWS.get(user.is_authenticated)
+            html = lobby_live.with_csrf(shared, csrf)
         await self.send(text_data=html)

@@ -92,13 +92,13 @@ async def test_a_burst_of_changes_is_drawn_once_for_every_socket_of_the_process(
     for socket in sockets:
         await socket.receive_from(timeout=5)  # the catch-up
     drawn: list[int] = []
-    real = live.public_html
+    real = live.REDRAWS.draw
 
     def counted(tournament_id: int) -> str:
         drawn.append(tournament_id)
         return real(tournament_id)
 
-    monkeypatch.setattr(live, "public_html", counted)
+    monkeypatch.setattr(live.REDRAWS, "draw", counted)
     await sync_to_async(Tournament.objects.filter(pk=arena.pk).update)(name="Renamed arena")
     layer = get_channel_layer()
     for _ in range(10):

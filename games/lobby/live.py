@@ -1,0 +1,57 @@
+"""The lobby's lists on its sockets, as matches open, fill and finish: drawn once per burst of changes for
+everyone who has nothing of their own in them, and per person only for those who do.
+
+Most lobby watchers have no match waiting or in progress and are in no tournament yet: their lists (the lobby's
+three and its tournaments) are the same for all of them but the CSRF secret in the Join forms, which each socket
+puts in (a slot that no escaped text can contain). Drawn per socket, every change cost each watcher three list
+queries and the lists' rendering on the one database thread, ahead of the moves (bench/README.md, issue 30).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Q
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from accounts.models import User, Viewer
+
+from ..models import Entrant, Match, Seat, Tournament
+from ..shared_draw import SharedDraw
+from ..tournaments import live as tournament_live
+from . import page
+
+# Where each socket's CSRF secret goes: markup, so the text of a name or a match can never be mistaken for it.
+CSRF_SLOT = mark_safe("<csrf-slot>")
+# A signed-in person with nothing of their own: no row has this id, so every "theirs" filter finds nothing.
+NOBODY_SIGNED_IN = User(pk=0, username="")
+# Watchers hear a change together (after their sockets' pause): their asks within this time share one drawing.
+GATHER_SECONDS = 0.05
+
+
+def lists_html(viewer: Viewer, csrf_token: str) -> str:
+    """The lobby's lists and its tournaments for this person (#lobby-lists, #lobby-tournaments)."""
+    return page.lists_html(viewer, csrf_token) + tournament_live.lobby_html(viewer, csrf_token)
+
+
+def _public(signed_in: bool) -> str:
+    return lists_html(NOBODY_SIGNED_IN if signed_in else AnonymousUser(), CSRF_SLOT)
+
+
+DRAWS: SharedDraw[bool, str] = SharedDraw(_public, delay=GATHER_SECONDS)
+
+
+def has_own(user: Viewer) -> bool:
+    """Whether the lobby lists anything of this person's: a match waiting or in progress, a tournament they
+    entered or made that has not ended (one query)."""
+    if not user.is_authenticated:
+        return False
+    live = (Tournament.Status.UPCOMING, Tournament.Status.RUNNING)
+    return (Seat.objects.filter(user=user, match__status__in=(Match.Status.WAITING, Match.Status.ACTIVE)).exists()
+            or Tournament.objects.filter(Q(created_by=user) | Q(pk__in=Entrant.objects.filter(user=user)
+                                                                .values("tournament_id")),
+                                         status__in=live).exists())
+
+
+def with_csrf(shared: str, csrf_token: str) -> SafeString:
+    return mark_safe(shared.replace(CSRF_SLOT, escape(csrf_token)))

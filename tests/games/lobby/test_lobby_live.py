@@ -1,0 +1,60 @@
+"""The lobby's lists on its sockets (games.lobby.live): the drawing shared by every watcher with nothing of their
+own is exactly what that person's own drawing would be, with their CSRF secret in its forms; a person with a match
+or a tournament of their own gets their own; no text in a list can take the secret's place."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.utils import timezone
+from factories import make_match, make_user
+
+from games.lobby import live
+from games.tournaments import services as tournaments
+
+pytestmark = pytest.mark.django_db
+
+
+def a_busy_lobby() -> None:
+    host = make_user("host", display_name="Host")
+    make_match(creator=host, game="gomori", seats=("open",))
+    make_match(creator=make_user("other"), game="rummy", seats=("open",))
+    staff = make_user("staff", is_staff=True)
+    tournaments.create_tournament(creator=staff, kind="arena", game="gomori", clock_key="3+2", minutes=30,
+                                  starts_at=timezone.now() + timedelta(hours=1))
+
+
+def test_the_shared_drawing_is_exactly_each_watcher_s_own_with_their_csrf_secret() -> None:
+    a_busy_lobby()
+    watcher = make_user("watcher")
+    assert not live.has_own(watcher)
+    shared = live._public(True)
+    assert "<csrf-slot>" in shared and 'value="<csrf-slot>"' in shared  # the Join forms' slot
+    assert live.with_csrf(shared, "secret-1") == live.lists_html(watcher, "secret-1")
+    assert live.with_csrf(live._public(False), "secret-2") == live.lists_html(AnonymousUser(), "secret-2")
+    assert "Join" in shared and "secret" not in shared
+
+
+def test_a_person_with_a_match_or_a_tournament_of_their_own_gets_their_own_drawing() -> None:
+    a_busy_lobby()
+    player = make_user("player")
+    make_match(creator=player, game="gomori", seats=("open",))
+    assert live.has_own(player)
+    entrant = make_user("entrant")
+    arena = tournaments.create_tournament(creator=make_user("boss", is_staff=True), kind="arena", game="rummy",
+                                          clock_key="3+2", minutes=30, starts_at=timezone.now() + timedelta(hours=2))
+    assert not live.has_own(entrant)
+    tournaments.join(tournament_id=arena.pk, user=entrant)
+    assert live.has_own(entrant)
+    assert live.lists_html(entrant, "s") != live.with_csrf(live._public(True), "s")  # "Open", not "Join"
+
+
+def test_no_text_in_the_lists_can_take_the_place_of_the_secret() -> None:
+    sly = make_user("sly", display_name="<csrf-slot>")
+    make_match(creator=sly, game="gomori", seats=("open",))
+    html = live.with_csrf(live._public(True), "my-secret")
+    assert "&lt;csrf-slot&gt;" in html  # the name, escaped, stays a name
+    assert html.count("my-secret") == html.count('name="csrfmiddlewaretoken"')
+    assert live.with_csrf("<csrf-slot>", '"><script>') == "&quot;&gt;&lt;script&gt;"
