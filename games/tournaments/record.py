@@ -28,6 +28,6 @@ def count_tournament_match(sender: Any, snap: Any, **kwargs: Any) -> None:
                 services.settle(tournament_id)
             except Exception:
                 log.exception("tournament %s could not go on after match %s", tournament_id, snap.id)
-            # The standings changed even when nobody was paired again (the pages coalesce the two messages).
+            # The standings changed even when nobody was paired again (the pages gather the two messages).
             news.changed(tournament_id)
         transaction.on_commit(go_on)

@@ -154,6 +154,13 @@ def create_tournament(
     return tournament
 
 
+def _changed(tournament_id: int, *, lists: bool = False) -> None:
+    """The tournament's pages redraw (and with `lists`, the lobbies' lists: its count of players changed)."""
+    news.changed(tournament_id)
+    if lists:
+        news.lists_changed()
+
+
 def _get(tournament_id: int) -> Tournament:
     tournament = Tournament.objects.filter(pk=tournament_id).first()
     if tournament is None:
@@ -195,6 +202,7 @@ def join(*, tournament_id: int, user: User, code: str = "", now: datetime | None
             entrant.free_since = now
             entrant.save(update_fields=["withdrawn", "paused", "free_since"])
         _after_commit(lambda: settle(tournament_id))
+        _after_commit(lambda: _changed(tournament_id, lists=True))
     return entrant
 
 
@@ -234,6 +242,7 @@ def withdraw(*, tournament_id: int, user: User) -> None:
             entrant.withdrawn, entrant.paused = True, False
             entrant.save(update_fields=["withdrawn", "paused"])
         _after_commit(lambda: settle(tournament_id))
+        _after_commit(lambda: _changed(tournament_id, lists=True))
 
 
 # ---------------------------------------------------------------------------------------------------------------

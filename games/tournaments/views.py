@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from ..play.snapshot import ServiceError
 from ..web import SignedInRequest
-from . import live, news, queries, services
+from . import live, queries, services
 from .forms import NewTournamentForm
 
 
@@ -92,8 +92,6 @@ def join_tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
     except ServiceError as error:
         messages.error(request, str(error))
         return _back(tournament_id, code)
-    # Before its start a join pairs nobody (services.join settles a running one): the pages hear it here.
-    news.changed(tournament_id)
     return _back(tournament_id)
 
 
@@ -112,10 +110,6 @@ def _change(request: SignedInRequest, tournament_id: int, action: str) -> HttpRe
             services.start_early(tournament_id=tournament_id, user=request.user)
     except ServiceError as error:
         messages.error(request, str(error))
-    else:
-        news.changed(tournament_id)
-        if action == "start":
-            news.lists_changed()
     return _back(tournament_id)
 
 
