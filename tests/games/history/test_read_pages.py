@@ -77,11 +77,13 @@ PAGES = [
     ("/history/?player=read-1", 5),
     ("/u/Read-2/history/?game=gomori", 5),
     ("/leaderboard/?game=gomori", 1),  # the top 100 with their players
-    ("/u/Read-0/", 5),  # the person, their figures per game, their rating history, their best wins and ranks
+    # The person, their figures per game, their rating history, their best wins and ranks, their tournaments.
+    ("/u/Read-0/", 6),
     # Two lists, each with its seats and players; "Watch" (its candidates' ids, their players, their ratings, the
     # listed ones with their seats and players: 5); the quick-pairing
-    # grid (who waits in each pool, and whether this person does). Its list of challenges is the header's query.
-    ("/play/", 11),
+    # grid (who waits in each pool, and whether this person does); the tournaments running and coming up (2). Its
+    # list of challenges is the header's query.
+    ("/play/", 13),
 ]
 
 
