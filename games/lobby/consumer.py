@@ -158,11 +158,16 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
             self.pending = asyncio.ensure_future(self._send_lobby())
 
     async def _send_lobby(self) -> None:
-        await asyncio.sleep(0.5)
+        loop = asyncio.get_running_loop()
+        heard = loop.time()
         # The lists' Join forms post with the page's CSRF secret (the cookie this socket came with).
         csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
         user = self.scope["user"]
-        if await database_sync_to_async(lobby_live.has_own)(user):
+        # Asked before the pause, so that every watcher who heard the change asks for the shared drawing at the
+        # same moment after it (and one drawing serves them all).
+        own = await database_sync_to_async(lobby_live.has_own)(user)
+        await asyncio.sleep(max(0.0, heard + 0.5 - loop.time()))
+        if own:
             html = await database_sync_to_async(lobby_live.lists_html)(user, csrf)
         else:  # the same lists as every other such watcher: drawn once for all of them (games.lobby.live)
             _, shared = await lobby_live.DRAWS.get(user.is_authenticated)

@@ -134,6 +134,7 @@ def marks(tab: Any, username: str) -> list[str]:
     return [text.strip() for text in row(tab, username).locator(".mark").all_inner_texts()]
 
 
+@pytest.mark.long
 @pytest.mark.timeout(480)
 def test_a_three_minute_arena_of_four_people_playing_by_clicks(browser: Any, asgi_server: str) -> None:
     from games.models import Entrant, Seat, Tournament
