@@ -14,7 +14,7 @@ from factories import make_user
 from tournament_play import opponent, win
 
 from games.models import Entrant, Match, Tournament, TournamentGame
-from games.play.decide import decide_timeout
+from games.play.decide import decide_resign, decide_timeout
 from games.play.snapshot import ServiceError, must_act_of, state_of
 from games.play.store import load
 from games.play.sync import run_change
@@ -195,3 +195,39 @@ def test_an_annulled_tournament_match_leaves_the_standings() -> None:
     assert entrant(t, ann).score == 2
     moderation.annul_result(match.pk)
     assert entrant(t, ann).score == 0 and entrant(t, ann).sheet == [] and entrant(t, ben).sheet == []
+
+
+def test_points_by_place_at_a_table_of_more_than_two() -> None:
+    from games.tournaments.points import table_results
+
+    assert table_results([1, 2, 3]) == ["w", "m", "l"]
+    assert table_results([1, 1, 3]) == ["d", "d", "l"]
+    assert table_results([2, 1, 2]) == ["l", "w", "l"]
+    assert table_results([1, 2, 3, 4]) == ["w", "m", "m", "l"]
+    assert table_results([1, 2]) == ["w", "l"] and table_results([1, 1]) == ["d", "d"]
+
+
+def test_a_ruhd_arena_seats_tables_of_three_and_scores_them_by_place() -> None:
+    t = arena(game="ruhd", table_size=3)
+    players = people("ann", "ben", "cat", "dan")
+    for user in players:
+        services.join(tournament_id=t.pk, user=user)
+    services.tick()
+    tables = {m for m in (current(t, u) for u in players) if m is not None}
+    assert len(tables) == 1  # one table of three; the fourth waits for the next table
+    (match,) = tables
+    assert match.players == 3
+    seated = [s.user for s in match.seats.order_by("index")]
+    waiting = next(u for u in players if u not in seated)
+    assert current(t, waiting) is None
+    from tournament_play import everyone_moves
+
+    everyone_moves(match.pk)
+    resign_seat = seated[0]
+    run_change(match.pk, decide_resign, user_id=resign_seat.pk)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    sheets = {u.pk: [line["r"] for line in entrant(t, u).sheet] for u in seated}
+    # The one who resigned is last (0); the two others share the first place: a draw each (1).
+    assert sheets[resign_seat.pk] == ["l"] and entrant(t, resign_seat).score == 0
+    assert all(sheets[u.pk] == ["d"] and entrant(t, u).score == 1 for u in seated[1:])
