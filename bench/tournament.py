@@ -31,6 +31,7 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -193,6 +194,23 @@ def free_stretches(tournament_id: int) -> list[Free]:
     return stretches
 
 
+def double_seated(tournament_id: int) -> int:
+    """How many times a player sat at two of the tournament's matches at once (must be 0)."""
+    from games.models import Seat, TournamentGame
+
+    spans: dict[int, list[tuple[datetime, datetime]]] = {}
+    games = {g.match_id: g for g in TournamentGame.objects.filter(tournament_id=tournament_id).select_related("match")}
+    for match_id, user_id in Seat.objects.filter(match_id__in=games).values_list("match_id", "user_id"):
+        game = games[match_id]
+        spans.setdefault(user_id, []).append((game.created_at, game.match.finished_at or datetime.max.replace(
+            tzinfo=game.created_at.tzinfo)))
+    clashes = 0
+    for intervals in spans.values():
+        intervals.sort()
+        clashes += sum(1 for (_, end), (start, _) in pairwise(intervals) if start < end)
+    return clashes
+
+
 def both_free_longest(stretches: list[Free], end: datetime) -> tuple[float, tuple[Any, ...]]:
     """The longest time two players who may sit together (arena rule: not just-played opponents, or both waited
     REMATCH_AFTER) were free at once, before the arena's end: what a partner-in-sight waited for a table."""
@@ -288,6 +306,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "aborted": matches.filter(status=Match.Status.ABORTED).count(),
         "waits": waits, "worst": worst, "example": example,
         "unpaired": sum(1 for s in stretches if s.until is None and s.since < end),
+        "double_seated": double_seated(tournament.pk),
         "podium": [(e.place, e.user.username, e.score) for e in rows[:3]],
         "never_played": sum(1 for e in rows if not e.sheet),
     }
@@ -302,7 +321,8 @@ def report(r: dict[str, Any]) -> None:
           f"p99 {percentile(waits, 0.99):.3f} s, max {max(waits):.3f} s")
     print(f"  the longest two who could sit together were both free: {r['worst']:.3f} s "
           f"({'within a second' if r['worst'] <= 1.0 else 'OVER A SECOND'}) {r['example'][:2]}")
-    print(f"  free at the end, unpaired: {r['unpaired']}; never played: {r['never_played']}")
+    print(f"  free at the end, unpaired: {r['unpaired']}; never played: {r['never_played']}; "
+          f"seated at two matches at once: {r['double_seated']}")
     print(f"  podium: {r['podium']}")
 
 

@@ -23,6 +23,7 @@ def test_a_small_arena_simulation_ends_with_everyone_paired_and_reports_its_figu
     assert figures["players"] == 10 and figures["vendor"] == "sqlite"
     assert figures["matches"] >= 5 and figures["finished"] == figures["matches"]  # every table ended and counted
     assert figures["never_played"] == 0  # everyone was seated
+    assert figures["double_seated"] == 0  # and never at two tables at once
     assert figures["waits"] >= 10  # each player's stretches of being free were measured
     assert [place for place, _, _ in figures["podium"]] == [1, 2, 3]
     assert "the longest two who could sit together were both free" in run.stdout
