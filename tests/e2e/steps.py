@@ -26,3 +26,18 @@ def page_problems(*tabs: Any) -> list[str]:
         tab.on("console", lambda message: problems.append(message.text)
                if "Content Security Policy" in message.text else None)
     return problems
+
+
+def resign_by_clicks(tab: Any) -> None:
+    """Open the table's "Resign" and confirm. A table drawn again as a socket (re)connects (a player's presence)
+    closes the open confirmation under the click: open it again, as a person would."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(5):
+        try:
+            tab.locator("details.resign summary").last.click(timeout=5_000)
+            tab.get_by_role("button", name="Yes, resign").click(timeout=3_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == 4:
+                raise

@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from steps import page_problems
+from steps import page_problems, resign_by_clicks
 from tables import DESKTOP, PHONE, signed_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -179,8 +179,7 @@ def test_the_result_box_shows_the_rating_change_at_the_end(browser: Any, asgi_se
     for tab in (a, b):
         tab.goto(f"/m/{match.pk}/")
         tab.wait_for_selector("#board")
-    b.locator("details.resign summary").last.click()
-    b.get_by_role("button", name="Yes, resign").click()
+    resign_by_clicks(b)
     for tab in (a, b):
         box = tab.locator(".rating-changes")
         box.wait_for()

@@ -15,7 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from steps import page_problems
+from steps import page_problems, resign_by_clicks
 from tables import PHONE, signed_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -101,18 +101,10 @@ def both_move(match_id: int, tabs: list[Any]) -> None:
 
 def resign(tab: Any, match_id: int) -> None:
     """Resign by clicks; the match is over (the page may already be on its way to the next one)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     from games.models import Match
 
     tab.wait_for_selector("#board")
-    for _ in range(4):  # a table drawn again as its socket (re)connects closes the open confirmation: again
-        try:
-            tab.locator("details.resign summary").last.click(timeout=5_000)
-            tab.get_by_role("button", name="Yes, resign").click(timeout=3_000)
-            break
-        except PlaywrightTimeout:
-            continue
+    resign_by_clicks(tab)
     deadline = time.monotonic() + 15
     while Match.objects.filter(pk=match_id, status=Match.Status.ACTIVE).exists():
         assert time.monotonic() < deadline, f"match {match_id} was not resigned"
