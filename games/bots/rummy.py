@@ -258,6 +258,7 @@ DUO_WEIGHT = 1.0        # per live card that would complete a duo
 NEAR_WEIGHT = 0.15      # per live card that would make a duo of a lone card
 HIGH_CARD_WEIGHT = 0.08  # per point of a card before the first lay-down (it helps reach the minimum)
 JOKER_KEEP = 100.0
+HIGH_DUO = 1.0          # extra for a duo's missing card of 10 points: the opponent throws its highest cards
 FIT_KEEP = 3.0          # a card that fits a pack on the table, before the first lay-down
 FREE_KEEP = 6.0         # ... and one that would free a joker there
 CANDIDATES = 3          # discards weighed by the one-draw lookahead
@@ -319,7 +320,8 @@ def _keep_scores(cards: list[str], gone: Counter[str], held: Counter[str], laid:
             score[c] = JOKER_KEEP
     for i, a in enumerate(naturals):
         for b in naturals[i + 1:]:
-            outs = sum(_live(m, gone, held) for m in duo_missing(a, b))
+            # the opponent throws its highest loose cards: a duo waiting for a 10-point card is completed sooner
+            outs = sum(_live(m, gone, held) * (1.0 + HIGH_DUO * (card_penalty(m) >= 10)) for m in duo_missing(a, b))
             if outs:
                 score[a] += DUO_WEIGHT * outs
                 score[b] += DUO_WEIGHT * outs
