@@ -208,6 +208,28 @@ def _lay_down_or_add(kinds: dict[str, list[Action]], hand: list[str]) -> tuple[A
         return action, f"adds the {card_name(action['card'])} to pack {action['pack'] + 1}"
     return None
 
+
+def _shed_meld(kinds: dict[str, list[Action]], hand: list[str], table: list[Pack]) -> tuple[Action, str] | None:
+    """The lay-down after which the fewest cards stay in hand (cards laid, plus those that then fit a pack on the
+    table, ours included); ties: the more valuable; jokers kept back when another lay-down does as well."""
+    best: tuple[tuple[int, int, int], Action] | None = None
+    for action in kinds["meld"]:
+        packs = [new_pack(list(cards), 0) for cards in action["packs"]]
+        used = Counter(c for cards in action["packs"] for c in cards)
+        rest = list((Counter(hand) - used).elements())
+        fits = sum(1 for c in rest if c not in JOKER_SUITS and _fits_table(c, [*table, *packs]))
+        jokers = sum(used[j] for j in JOKER_SUITS)
+        out = len(rest) - fits <= 1  # it goes out this turn: the jokers leave the hand too
+        key = (sum(used.values()) - (0 if out else jokers) + fits, -jokers, sum(p.value for p in packs))
+        if best is None or key > best[0]:
+            best = (key, action)
+    if best is None:
+        return None
+    action = best[1]
+    value = sum(new_pack(list(cards), 0).value for cards in action["packs"])
+    return action, f"lays down {value}: {describe_meld(action['packs'])}"
+
+
 def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
     """The original app: lay down the most valuable combination once it reaches the minimum, take the discard
     only when it improves that combination, add what fits, keep live pairs, never throw a joker, else the
@@ -236,6 +258,7 @@ DUO_WEIGHT = 1.0        # per live card that would complete a duo
 NEAR_WEIGHT = 0.15      # per live card that would make a duo of a lone card
 HIGH_CARD_WEIGHT = 0.08  # per point of a card before the first lay-down (it helps reach the minimum)
 JOKER_KEEP = 100.0
+HIGH_DUO = 1.0          # extra for a duo's missing card of 10 points: the opponent throws its highest cards
 FIT_KEEP = 3.0          # a card that fits a pack on the table, before the first lay-down
 FREE_KEEP = 6.0         # ... and one that would free a joker there
 CANDIDATES = 3          # discards weighed by the one-draw lookahead
@@ -297,7 +320,8 @@ def _keep_scores(cards: list[str], gone: Counter[str], held: Counter[str], laid:
             score[c] = JOKER_KEEP
     for i, a in enumerate(naturals):
         for b in naturals[i + 1:]:
-            outs = sum(_live(m, gone, held) for m in duo_missing(a, b))
+            # the opponent throws its highest loose cards: a duo waiting for a 10-point card is completed sooner
+            outs = sum(_live(m, gone, held) * (1.0 + HIGH_DUO * (card_penalty(m) >= 10)) for m in duo_missing(a, b))
             if outs:
                 score[a] += DUO_WEIGHT * outs
                 score[b] += DUO_WEIGHT * outs
@@ -545,6 +569,11 @@ def strong_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
             and _going_out(hand, _table_packs(view)) is None:
         # a joker on the table is one the opponent may take back; in hand it fits any run of its colour later
         kinds["add"] = [a for a in kinds["add"] if a["card"] not in JOKER_SUITS]
+    if kinds["meld"]:
+        # the fewest cards left, not the most points: only going out wins, and the 40 are reached either way
+        shed = _shed_meld(kinds, hand, _table_packs(view))
+        if shed is not None:
+            return shed
     laid = _lay_down_or_add(kinds, hand)
     if laid is not None:
         return laid
