@@ -14,24 +14,13 @@ from django.utils import timezone
 from accounts.models import User, Viewer
 
 from ..catalog import GAMES
+from ..lobby.pools import clock_label
 from ..models import Entrant, Match, Seat, Tournament, TournamentGame
 from . import points, services
 
 LIST_LIMIT = 30
 RESULT_WORDS = {points.WIN: "Win", points.DRAW: "Draw", points.MIDDLE: "Middle place", points.LOSS: "Loss",
                 points.BYE: "Bye"}
-
-
-def clock_label(clock: dict[str, Any]) -> str:
-    """The tournament clock's name as the create form offers it ("3 min + 2 s")."""
-    for key, (label, _) in services.CLOCKS.items():
-        if clock == services.clock_of(key):
-            return label
-    if clock.get("kind") == "fischer":
-        return f"{float(clock.get('base', 0)) / 60:g} min + {clock.get('increment', 0)} s"
-    if clock.get("kind") == "turn":
-        return f"{clock.get('seconds', 0)} s a turn"
-    return "no clock"
 
 
 def may_view(tournament: Tournament, user: Viewer, code: str = "") -> bool:
