@@ -70,6 +70,10 @@ class Match(models.Model):
     clock = models.JSONField(default=dict, blank=True)
     clock_left = models.JSONField(default=list, blank=True)
     clock_due_at = models.DateTimeField(null=True, blank=True)
+    # A finished match whose statistics and ratings are not written yet: the end is written and shown first, its
+    # statistics in a transaction of their own just after (games.play.store), or by the runner's sweep after a
+    # crash between the two (games.play.scheduler); `rebuild_stats` clears it.
+    stats_due = models.BooleanField(default=False)
     # The match's next game, once a rematch was agreed.
     rematch = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
@@ -103,6 +107,7 @@ class Match(models.Model):
             models.Index(fields=["status", "bot_due_at"], name="match_bot_due"),
             models.Index(fields=["status", "clock_due_at"], name="match_clock_due"),
             models.Index(fields=["status", "is_public", "-created_at"], name="match_lobby"),
+            models.Index(fields=["finished_at"], name="match_stats_due", condition=models.Q(stats_due=True)),
         ]
 
     def __str__(self) -> str:

@@ -107,4 +107,6 @@ def bot_turn(*, match_id: int, expected_version: int) -> bool:
     commit([change])
     if change.written:
         transaction.on_commit(partial(publish, change.after, snap))
+        if change.after.stats_due:  # as the runner's live copy does once the end is shown (LiveMatch.change)
+            run_change(match_id, decide.decide_stats)
     return change.written

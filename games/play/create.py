@@ -18,10 +18,12 @@ from ..engines import get_engine
 from ..models import FinishedMatch, Match, Move, PlayerResult, Seat
 from ..results import Termination
 from .bot_accounts import bot_user
+from .decide import decide_stats
 from .finish import end_with_loser, finish
 from .news import publish
 from .snapshot import Change, ServiceError, Status
 from .store import deal, load, write
+from .sync import run_change
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,7 @@ def store_imported(imported: Imported) -> Match:
             assert imported.loser is not None
             change = end_with_loser(snap, imported.loser, reason=imported.reason)
         write(change, now)
+    run_change(match.pk, decide_stats)  # its statistics, as any match's, once its end is written
     return Match.objects.get(pk=match.pk)
 
 

@@ -238,3 +238,15 @@ def decide_decline_rematch(snap: Snapshot, state: State, *, user_id: int | None)
         return None
     return Change(snap, replace(snap, version=snap.version + 1, rematch_declined=seat.index), state=state)
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Statistics
+
+
+def decide_stats(snap: Snapshot, state: State | None) -> Change | None:
+    """A finished match's statistics and ratings, written after its end was shown (the end's own transaction
+    stays short); None when they are written already."""
+    if snap.status != Status.FINISHED or not snap.stats_due:
+        return None
+    return Change(snap, replace(snap, version=snap.version + 1, stats_due=False), state=state, records_stats=True)

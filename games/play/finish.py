@@ -29,7 +29,8 @@ def places_of(scores: list[int], winners: list[int], lower_is_better: bool) -> l
 
 
 def finish(change: Change, result: dict[str, Any], *, reason: Termination, now: datetime) -> None:
-    """Close the match with its result: seat scores and places; the statistics follow in commit."""
+    """Close the match with its result: seat scores and places; the statistics follow in a change of their own
+    (games.play.decide.decide_stats), written once the end is shown."""
     snap = change.after
     scores = list(result.get("scores", []))
     winners = list(result.get("winners", []))
@@ -56,7 +57,7 @@ def finish(change: Change, result: dict[str, Any], *, reason: Termination, now: 
     seats = tuple(replace(s, final_score=scores[s.index] if scores else None, place=places[s.index])
                   for s in snap.seats)
     change.after = replace(snap, status=Status.FINISHED, finished_at=now, bot_due_at=None, clock_due_at=None,
-                           seats=seats, result={**(snap.result or {}), **result, "reason": reason})
+                           seats=seats, stats_due=True, result={**(snap.result or {}), **result, "reason": reason})
     change.seats_changed = True
 
 

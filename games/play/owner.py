@@ -25,7 +25,7 @@ from django.utils import timezone
 from ..engines.base import Engine, View
 from .bot_accounts import takeover_bot
 from .chat import Line
-from .decide import Decider, decide_bot_turn, decide_timeout
+from .decide import Decider, decide_bot_turn, decide_stats, decide_timeout
 from .news import announce, match_group
 from .page import RenderCache
 from .presence import attendance, presence_beat, presence_close, presence_open
@@ -101,11 +101,23 @@ class LiveMatch:
                     return False
                 if await self.hub.writer.write(change):
                     await self.apply(change.after, change.state, publish=True, before=change.before)
-                    return True
+                    break
                 await self.reload()
                 if not retry:
                     return False
-        raise ServiceError("The match is too busy right now: try again.")
+            else:
+                raise ServiceError("The match is too busy right now: try again.")
+        if change.after.stats_due:
+            await self.record_stats()
+        return True
+
+    async def record_stats(self) -> None:
+        """The statistics and ratings of the match that just ended here, written after everyone was shown the
+        end; if this fails (or the process dies first), the runner's sweep writes them (games.play.stats_due)."""
+        try:
+            await self.change(decide_stats)
+        except Exception:
+            log.exception("statistics of match %s left to the sweep", self.id)
 
     async def due(self) -> bool:
         """What the clock and the bots have to do now: flag a person out of time, let a due bot act."""

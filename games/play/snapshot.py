@@ -138,6 +138,7 @@ class Snapshot:
     clock: dict[str, Any] = field(default_factory=dict)
     clock_left: list[float] = field(default_factory=list)  # seconds each seat had at turn_started_at
     clock_due_at: datetime | None = None
+    stats_due: bool = False  # finished, its statistics not written yet (Match.stats_due)
 
     @property
     def pk(self) -> int:
@@ -212,6 +213,7 @@ class Change:
     move: tuple[int, Action, str] | None = None  # (seat, action, note)
     seats_changed: bool = False
     make_rematch: bool = False
+    records_stats: bool = False  # writes the finished match's statistics and ratings (games.play.decide.decide_stats)
     # Set by commit when the fence held.
     written: bool = field(default=False, init=False)
 

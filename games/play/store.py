@@ -45,7 +45,7 @@ def snapshot_of(
         ),
         notes=notes, created_by_id=match.created_by_id, rematch_declined=match.rematch_declined,
         handovers=list(match.handovers or []), moved=moved, clock=dict(match.clock or {}),
-        clock_left=list(match.clock_left or []), clock_due_at=match.clock_due_at,
+        clock_left=list(match.clock_left or []), clock_due_at=match.clock_due_at, stats_due=match.stats_due,
     )
 
 
@@ -62,7 +62,8 @@ def load(match_id: int) -> Snapshot | None:
 
 # The match columns a change may write (everything else is fixed at creation).
 ROW_FIELDS = ("status", "version", "move_count", "state", "started_at", "finished_at", "turn_started_at", "bot_due_at",
-              "result", "rematch_votes", "rematch_id", "rematch_declined", "handovers", "clock_left", "clock_due_at")
+              "result", "rematch_votes", "rematch_id", "rematch_declined", "handovers", "clock_left", "clock_due_at",
+              "stats_due")
 
 
 def commit(changes: list[Change]) -> None:
@@ -154,7 +155,12 @@ def write(change: Change, now: datetime) -> bool:
         after = change.after = replace(after, rematch_id=create_rematch(change.before).pk)
     values = {name: getattr(after, name) for name in ROW_FIELDS}
     values["waiting_on"] = waiting_on(after, change.state)
-    if not Match.objects.filter(pk=after.id, version=change.before.version).update(**values, updated_at=now):
+    fence = Match.objects.filter(pk=after.id, version=change.before.version)
+    if change.records_stats:
+        # The flag is part of the claim: a rebuild that cleared it (rebuild_stats, an annulment's recompute)
+        # without moving the version must not let the statistics be counted twice.
+        fence = fence.filter(stats_due=True)
+    if not fence.update(**values, updated_at=now):
         if change.make_rematch:
             raise _FenceFailed  # undo the rematch made above (the savepoint rolls back)
         return False
@@ -169,14 +175,16 @@ def write(change: Change, now: datetime) -> bool:
                     substitute_id=new.substitute.user_id if new.substitute else None,
                 )
     if after.status == Status.FINISHED and change.before.status != Status.FINISHED:
+        # A rated match's analysis is queued in the same transaction (one row; a worker runs it later). Its
+        # statistics are not: they follow in a change of their own once the end is shown (records_stats).
+        jobs.enqueue_finished(after.id, rated=after.rated, players=after.players,
+                              people=sum(1 for seat in after.seats if seat.player and not seat.player.is_bot))
+    if change.records_stats:
         ratings = stats.record_finished(Match.objects.get(pk=after.id))
         if ratings:  # the result box shows what the match did to each rating: it travels with the result
             result = {**(after.result or {}), "ratings": ratings}
             Match.objects.filter(pk=after.id).update(result=result)
             change.after = replace(after, result=result)
-        # A rated match's analysis is queued in the same transaction (one row; a worker runs it later).
-        jobs.enqueue_finished(after.id, rated=after.rated, players=after.players,
-                              people=sum(1 for seat in after.seats if seat.player and not seat.player.is_bot))
     if change.before.status not in _ENDED and change.after.status in _ENDED:
         events.match_ended.send(sender=__name__, snap=change.after)
     return True

@@ -4,23 +4,38 @@ decide again on the new version; then tell the live pages (games.play.news.publi
 
 from __future__ import annotations
 
+import logging
 from functools import partial
 from typing import Any
 
 from django.db import transaction
 
-from .decide import Decider
+from .decide import Decider, decide_stats
 from .news import publish
 from .snapshot import ServiceError, Snapshot, state_of
 from .store import commit, load
 
 ATTEMPTS = 20
 
+log = logging.getLogger(__name__)
+
 
 def run_change(match_id: int, decide: Decider, /, **kw: Any) -> Snapshot:
     """decide(snapshot, state, **kw) on the match as it is now, written; returns the snapshot after it (the
     current one when there was nothing to do). Raises what the decider raises to refuse, and ServiceError when
     there is no such match."""
+    after = _run_change(match_id, decide, **kw)
+    if after.stats_due:
+        # The statistics in a transaction of their own once the end is written (and, outside any caller's
+        # transaction, shown); the runner's sweep writes them if this fails (games.play.stats_due).
+        try:
+            after = _run_change(match_id, decide_stats)
+        except Exception:
+            log.exception("statistics of match %s left to the sweep", match_id)
+    return after
+
+
+def _run_change(match_id: int, decide: Decider, /, **kw: Any) -> Snapshot:
     for _ in range(ATTEMPTS):
         # One transaction for the read and the write: the snapshot is read whole (on SQLite the write lock is
         # taken at its start, so the match's rows can't change between the queries that read them).

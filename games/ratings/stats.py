@@ -1,8 +1,9 @@
 """Per-player results, statistics and Glicko-2 ratings, kept up to date as matches finish.
 
-`record_finished(match)` runs inside the transaction that finishes a match (services._finish), so the
-figures change exactly when the result does and a page view never recomputes them. `rebuild_all()`
-recomputes everything from the match records with the same pure step (`apply_match`), match by match
+`record_finished(match)` runs in a transaction of its own just after the one that finishes a match
+(games.play.store: the end is written and shown first; Match.stats_due marks the matches whose figures are
+still to be written, and the runner's sweep writes them after a crash), so a page view never recomputes them.
+`rebuild_all()` recomputes everything from the match records with the same pure step (`apply_match`), match by match
 in the order they finished, so a rebuild gives exactly what the incremental updates gave.
 `recompute_game(game, since=...)` does the same for one game, after a result was annulled
 (games.moderation): an annulled match (result["annulled"]) counts for nothing, here and in a rebuild.
@@ -259,7 +260,8 @@ def record_finished(match: Match) -> list[dict[str, Any]]:
     """Add a match that has just finished (under its row lock) to the history, results and statistics; what it
     did to the players' ratings (rating_changes).
 
-    Called once from services._finish; a second call for the same match changes nothing. The players'
+    Called once from games.play.store, in the change that clears Match.stats_due; a second call for the same
+    match changes nothing. The players'
     statistics rows are locked in user order, so two matches finishing at once serialise cleanly.
     """
     if match.status != Match.Status.FINISHED or match.finished_at is None:
@@ -320,6 +322,9 @@ def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
     matches = _with_seats_and_moves(counted_matches())
     count = 0
     with transaction.atomic():
+        # Every finished match is counted here, those whose statistics were still due too (a crash between a
+        # match's end and its statistics): none is left for the sweep to count again.
+        Match.objects.filter(stats_due=True).update(stats_due=False)
         PlayerResult.objects.all().delete()
         PlayerStats.objects.all().delete()
         FinishedMatch.objects.all().delete()
@@ -358,7 +363,9 @@ def recompute_game(game: str, *, since: tuple[datetime, int] | None = None, batc
         current = {row.user_id: row for row in locked.order_by("user_id")}
         stats: dict[int, PlayerStats] = {}
         pending: list[PlayerResult] = []
-        for match in _with_seats_and_moves(counted_matches().filter(game=game)).iterator(chunk_size=batch_size):
+        # A match whose statistics are still due adds itself later, on top (record_finished), as one finishing now.
+        counted = counted_matches().filter(game=game, stats_due=False)
+        for match in _with_seats_and_moves(counted).iterator(chunk_size=batch_size):
             if not match.occupied:
                 continue
             results = apply_match(_facts_of(match), stats)

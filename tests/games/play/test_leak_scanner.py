@@ -14,6 +14,7 @@ LEAK_MATCHES=1000 runs a thousand.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import html as html_module
 import json
@@ -147,6 +148,22 @@ async def receive(viewer: Viewer) -> str:
     return viewer.page.apply(output["text"])
 
 
+async def statistics_written(run: Run) -> list[tuple[Viewer, str]]:
+    """A finished match's statistics follow its end in a change of their own: waited for, and what it redrew on
+    each page (the rating changes in the result box, where the match was rated) collected to be scanned."""
+    for _ in range(500):
+        if not await database_sync_to_async(Match.objects.filter(pk=run.match_id, stats_due=True).exists)():
+            break
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError(f"match {run.match_id}: its statistics were never written")
+    pages = []
+    for viewer in run.viewers:
+        while not await viewer.socket.receive_nothing(timeout=0.05):
+            pages.append((viewer, await receive(viewer)))
+    return pages
+
+
 def check_updates(run: Run, pages: list[tuple[Viewer, str]], what: str,
                   reason: tuple[int, str] | None = None) -> None:
     for viewer, page in pages:
@@ -267,7 +284,12 @@ async def play_match(
         assert await step(run), f"{game} match {match.pk}: nobody could act at v{run.version}"
         pages = await receive_updates(run, {index: 1 for index in range(len(viewers))})
         await reload(run)
-        assert run.version == before + 1, f"{game} match {match.pk}: v{before} -> v{run.version} in one step"
+        steps = 1
+        if run.status == Match.Status.FINISHED:
+            pages += await statistics_written(run)
+            await reload(run)
+            steps = 2  # the end, then its statistics in a change of their own (games.play.decide.decide_stats)
+        assert run.version == before + steps, f"{game} match {match.pk}: v{before} -> v{run.version} in one step"
         moves += 1
         reason = await latest_move(match.pk) if run.bots_only else None
         check_updates(run, pages, f"after move {moves}", reason)

@@ -3,7 +3,8 @@
 - kill -9 of the server in the middle of twenty matches: every acknowledged move survives, and play
   goes on after a restart (SQLite, and PostgreSQL + Redis in the scale-out CI pass);
 - two processes on PostgreSQL + Redis: players on different processes play a whole match, a bot moves
-  exactly once a turn, and a rename shows on both.
+  exactly once a turn, and a rename shows on both;
+- kill -9 between a match's end and its statistics (PostgreSQL): counted exactly once after the restart.
 """
 
 from __future__ import annotations
@@ -15,15 +16,19 @@ import random
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 import websockets
 from channels.db import database_sync_to_async
 from django.db import connection
-from servers import Daphne, server_env, session_cookie, until
+from openings import play_openings
+from servers import Daphne, database_url, server_env, session_cookie, until
 
 from games.engines import get_engine
-from games.models import Match, Move
+from games.models import FinishedMatch, Match, Move, PlayerResult, PlayerStats
+from games.play import stats_due
 from games.play.create import SeatSpec, create_match
+from games.ratings.stats import rebuild_all
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -184,3 +189,62 @@ async def test_two_processes_play_a_whole_match_a_bot_moves_once_a_turn_and_a_re
     finally:
         await asyncio.to_thread(one.stop)
         await asyncio.to_thread(two.stop)
+
+
+postgres_only = pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="holding the statistics back while the end commits needs a table lock: PostgreSQL (the scale-out CI "
+           "pass); SQLite's sweep and rebuild are tested in test_stats_after_end.py")
+
+
+@postgres_only
+async def test_kill_9_between_a_match_s_end_and_its_statistics_counts_them_once_after_a_restart(
+    alice: Any, bob: Any, start_gomori: Any, tmp_path: Path,
+) -> None:
+    match = await database_sync_to_async(lambda: play_openings(start_gomori(alice, bob)))()
+    cookies = [await database_sync_to_async(session_cookie)(user) for user in (alice, bob)]
+    env = server_env()
+    server = await start(env, tmp_path / "daphne.log")
+    # Another client holds the history's table: the end commits and is shown, its statistics wait behind it.
+    locker = await psycopg.AsyncConnection.connect(database_url(connection.settings_dict))
+    try:
+        await locker.execute(f"LOCK TABLE {FinishedMatch._meta.db_table} IN ACCESS EXCLUSIVE MODE")
+        sock = await connect(server, match.pk, cookies[1])
+        await sock.send(json.dumps({"op": "resign"}))
+        await until(sock, lambda m: "You resigned." in m)  # the end, acknowledged
+        await asyncio.sleep(0.3)
+        await asyncio.to_thread(server.kill)
+    finally:
+        await locker.rollback()
+        await locker.close()
+    assert await counted(match.pk) == (True, 0, 0, [])  # ended and shown; no statistics: the process died first
+
+    server = await start(env, tmp_path / "daphne-restarted.log")
+    try:
+        sock = await connect(server, match.pk, cookies[0])  # (the first connection starts the runner)
+        # The runner's sweep writes them, and the page open on the match is shown the rating changes.
+        await until(sock, lambda m: "rating-changes" in m, timeout=30)
+        assert await counted(match.pk) == (False, 1, 2, [1, 1])
+        await sock.close()
+    finally:
+        await asyncio.to_thread(server.stop)
+    # Counted once: a later sweep finds nothing, and a rebuild from the records gives the same figures.
+    assert await database_sync_to_async(stats_due.record_due)() == 0
+    figures = await database_sync_to_async(ratings_of)()
+    await database_sync_to_async(rebuild_all)()
+    assert await database_sync_to_async(ratings_of)() == figures
+    assert await counted(match.pk) == (False, 1, 2, [1, 1])
+
+
+@database_sync_to_async
+def counted(match_id: int) -> tuple[bool, int, int, list[int]]:
+    """(statistics still due, history listings, result rows, matches played by each player) of a match."""
+    match = Match.objects.get(pk=match_id)
+    assert match.status == Match.Status.FINISHED
+    played = sorted(PlayerStats.objects.filter(game=match.game).values_list("played", flat=True))
+    return (match.stats_due, FinishedMatch.objects.filter(match_id=match_id).count(),
+            PlayerResult.objects.filter(match_id=match_id).count(), played)
+
+
+def ratings_of() -> list[tuple[int, int, float, float]]:
+    return list(PlayerStats.objects.order_by("user_id").values_list("user_id", "played", "rating", "deviation"))

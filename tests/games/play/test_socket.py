@@ -140,7 +140,9 @@ async def test_two_players_and_a_spectator_play_a_whole_game(
         # Exactly one update each, its own view of the new position.
         updates = {viewer: await sockets[viewer].receive_from(timeout=10) for viewer in sockets}
         after = await load(match.pk)
-        assert after.version == match.version + 1
+        # One change a move; the last one's statistics follow in a change of their own (written by now or not).
+        assert after.version == match.version + 1 or (
+            after.status == Match.Status.FINISHED and after.version == match.version + 2)
         new_state = ENGINE.load(after.state)
         for viewer, html in updates.items():
             check_view(html, new_state, viewer)
@@ -153,7 +155,6 @@ async def test_two_players_and_a_spectator_play_a_whole_game(
     match = await load(match.pk)
     assert match.status == Match.Status.FINISHED
     assert match.result["reason"] == "normal"
-    assert await move_count(match.pk) == match.version - 1  # the join was the one change before the moves
     winners, names = match.result["winners"], ["Alice", "Bob"]
     for viewer, html in updates.items():
         status = section(html, "status")
@@ -163,6 +164,13 @@ async def test_two_players_and_a_spectator_play_a_whole_game(
             assert "You won." in status
         else:
             assert f"{names[winners[0]]} won." in status
+    # Then the statistics, in a change of their own: each page's result box says what it did to the ratings.
+    for viewer in sockets:
+        assert "rating-changes" in section(await sockets[viewer].receive_from(timeout=10), "status")
+    match = await load(match.pk)
+    assert not match.stats_due
+    # The join was the one change before the moves, the statistics the one after them.
+    assert await move_count(match.pk) == match.version - 2
     assert await quiet(*sockets.values())
 
 
@@ -421,6 +429,9 @@ async def test_resign_and_rematch_over_the_socket(
     await red.send_to(text_data=json.dumps({"op": "resign"}))  # not Bob's turn: resigning is always possible
     assert "You won. Bob resigned." in section(await black.receive_from(timeout=5), "status")
     assert "Alice won. You resigned." in section(await red.receive_from(timeout=5), "status")
+    # Its statistics follow in a change of their own: the result box then says what it did to each rating.
+    for communicator in (black, red):
+        assert "rating-changes" in section(await communicator.receive_from(timeout=5), "status")
 
     await black.send_to(text_data=json.dumps({"op": "rematch"}))
     assert "You offered a rematch" in section(await black.receive_from(timeout=5), "status")
@@ -609,9 +620,10 @@ async def test_spectators_see_who_left_and_the_rematch(
     assert "badge-away" in section(left, "players")
 
     await red.send_to(text_data=json.dumps({"op": "resign"}))
-    await receive(red, 1)
-    (over,) = await receive(watcher, 1)
+    await receive(red, 2)  # the end, then the rating changes
+    (over, rated) = await receive(watcher, 2)
     assert "Alice won. Bob resigned." in section(over, "status")
+    assert "rating-changes" in section(rated, "status")
     # Both players ask for a rematch (Alice from a new tab): the spectator is shown the way to it.
     _, _, black = await ws_client(match.pk, alice)
     await receive(black, 1)
