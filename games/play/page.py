@@ -151,16 +151,25 @@ def error_fragment(message: str) -> str:
 
 
 class FragmentCache:
-    """Fragments drawn for several sockets of one update, by who sees them and their selection: each drawn once."""
+    """Fragments drawn for several sockets of one update, by who sees them and their selection: each drawn once;
+    and the presented context they are drawn from, made once per viewer and selection."""
 
     def __init__(self) -> None:
         self._fragments: dict[Hashable, str] = {}
+        self._contexts: dict[Hashable, Context] = {}
 
     def fragment(self, key: Hashable, make: Callable[[], str]) -> str:
         drawn = self._fragments.get(key)
         if drawn is None:
             drawn = self._fragments[key] = make()
         return drawn
+
+    def context(self, key: Hashable, make: Callable[[], Context]) -> Context:
+        """A viewer's presented table (a seat's two tabs, or every spectator, share one), read-only once made."""
+        made = self._contexts.get(key)
+        if made is None:
+            made = self._contexts[key] = make()
+        return made
 
 
 class RenderCache(FragmentCache):
@@ -219,7 +228,12 @@ class SocketPage:
             and total - self.log_shown <= min(LOG_TAIL, len((view or {}).get("log") or [])) and same_names
         )
         log_from = self.log_shown if new_entries and self.log_shown is not None else 0
-        context = table_context(meta, view, seat, ui, error=error, log_from=log_from)
+        ui_key = repr(sorted(ui.items()))
+        if cache is None:
+            context = table_context(meta, view, seat, ui, error=error, log_from=log_from)
+        else:
+            context = cache.context((seat, ui_key, error, log_from),
+                                    lambda: table_context(meta, view, seat, ui, error=error, log_from=log_from))
         public_board = not ui and view is not None and kit(meta.game).board_is_public
         parts = []
         for name in fragments:
@@ -238,7 +252,7 @@ class SocketPage:
             if changed_only and name in self.drawn_from and self.drawn_from[name] == source:
                 continue
             self.drawn_from[name] = source
-            who = "public" if name == "board" and public_board else (seat, repr(sorted(ui.items())), error)
+            who = "public" if name == "board" and public_board else (seat, ui_key, error)
             key = (name, who)
             if cache is None:
                 parts.append(render_fragment(name, context))

@@ -18,7 +18,7 @@ from sockets import closed_within_a_second, open_with, signed_in_client
 from test_socket import ENGINE, check_view, frame, legal_action, load, receive
 
 from games.jinja import piece
-from games.play import store
+from games.play import page, store
 from games.play.news import match_group
 from games.play.snapshot import Snapshot
 
@@ -216,3 +216,39 @@ def test_a_snapshot_survives_its_trip_between_processes(gomori_match: Any) -> No
     snap = store.load(gomori_match.pk)
     assert snap is not None
     assert Snapshot.from_json(snap.to_json()) == snap
+
+
+async def test_each_viewer_is_presented_once_an_update_however_many_sockets_show_it(
+    ws_client: Callable[..., Any], make_user: Callable[..., Any], start_gomori: Any, monkeypatch: Any,
+) -> None:
+    alice, bob = [await database_sync_to_async(make_user)(name) for name in ("alice", "bob")]
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    sockets: dict[str, tuple[int | None, Any]] = {}
+    watchers = [await database_sync_to_async(make_user)(f"watcher{number}") for number in range(3)]
+    viewers = [("alice", 0, alice), ("alice again", 0, alice), ("bob", 1, bob),
+               *((f"watcher {number}", None, user) for number, user in enumerate(watchers))]
+    for name, seat, user in viewers:
+        ok, _, socket = await ws_client(match.pk, user)
+        assert ok
+        sockets[name] = seat, socket
+    for _, socket in sockets.values():
+        await socket.settle()
+
+    presented: list[int | None] = []
+    real = page.table_context
+
+    def counting(meta: Any, view: Any, seat: int | None, *args: Any, **kwargs: Any) -> Any:
+        presented.append(seat)
+        return real(meta, view, seat, *args, **kwargs)
+
+    monkeypatch.setattr(page, "table_context", counting)
+    seat, action, version = await legal_action(match.pk)
+    await sockets["alice" if seat == 0 else "bob"][1].send_to(text_data=frame(action, version))
+    pages = {name: await socket.settle() for name, (_, socket) in sockets.items()}
+    state = ENGINE.load((await load(match.pk)).state)
+    for name, html in pages.items():
+        check_view(html, state, sockets[name][0])  # each its own seat's view
+    # Six sockets, three viewers: each seat's view presented once, the spectators' once for all three.
+    assert sorted(presented, key=str) == sorted([0, 1, None], key=str)
+    assert pages["alice"] == pages["alice again"]
+    assert pages["watcher 0"] == pages["watcher 1"] == pages["watcher 2"]
