@@ -21,7 +21,7 @@ from .chat import Line
 from .news import match_group
 from .owner import LiveMatch
 from .presence import attendance
-from .snapshot import Change, Player, Snapshot
+from .snapshot import Change, Player, Presence, Snapshot
 from .store import commit, load
 from .tasks import raise_if_cancelled
 
@@ -96,8 +96,7 @@ class Hub:
         try:
             await self._listen()
             await get_channel_layer().group_add(match_group(match_id), self.channel)
-            snap = await database_sync_to_async(load)(match_id)
-            presence, watchers = await database_sync_to_async(attendance)(match_id) if snap else ({}, 0)
+            snap, (presence, watchers) = await database_sync_to_async(_load_attended)(match_id)
             live = LiveMatch(self, snap, presence, watchers) if snap is not None else None
             if live is not None:
                 self.matches[match_id] = live
@@ -199,4 +198,9 @@ def hub() -> Hub:
         _hub = Hub()
     return _hub
 
+
+def _load_attended(match_id: int) -> tuple[Snapshot | None, tuple[dict[int, Presence], int]]:
+    """The match and who is at its table, in one trip to the database thread."""
+    snap = load(match_id)
+    return snap, attendance(match_id) if snap is not None else ({}, 0)
 

@@ -200,8 +200,8 @@ class LiveMatch:
     async def arrive(self, socket: Viewer) -> None:
         """A socket is about to open: its presence is recorded (a seat's, or a spectator's in the count of those
         watching) and shown to the others first, so whoever connects next sees it."""
-        await database_sync_to_async(presence_open)(match_id=self.id, seat=socket.seat, socket=socket.channel_name)
-        await self.refresh_presence()
+        await self.refresh_presence(known=await database_sync_to_async(presence_open)(
+            match_id=self.id, seat=socket.seat, socket=socket.channel_name))
 
     def attach(self, socket: Viewer) -> None:
         """The socket is open: it is shown every change from now on."""
@@ -213,12 +213,14 @@ class LiveMatch:
 
     async def detach(self, socket: Viewer) -> None:
         self.sockets.discard(socket)
-        await database_sync_to_async(presence_close)(match_id=self.id, seat=socket.seat, socket=socket.channel_name)
-        await self.refresh_presence()
+        await self.refresh_presence(known=await database_sync_to_async(presence_close)(
+            match_id=self.id, seat=socket.seat, socket=socket.channel_name))
         await self.hub.drop(self)
 
-    async def refresh_presence(self, publish: bool = True) -> None:
-        presence, watchers = await database_sync_to_async(attendance)(self.id)
+    async def refresh_presence(self, publish: bool = True, known: tuple[dict[int, Presence], int] | None = None,
+                               ) -> None:
+        """Show who is at the table now (`known`: the attendance just read with a socket's opening or closing)."""
+        presence, watchers = known if known is not None else await database_sync_to_async(attendance)(self.id)
         if presence == self.presence and watchers == self.watchers:
             return
         self.presence, self.watchers = presence, watchers
