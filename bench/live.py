@@ -232,7 +232,10 @@ def start_profiler(pid: int, path: str) -> subprocess.Popen[bytes] | None:
     spy = ROOT / ".venv/bin/py-spy"
     if not spy.exists():
         return None
-    return subprocess.Popen([str(spy), "record", "--pid", str(pid), "--format", "raw", "--rate", "250",
+    # --gil: only the thread holding the GIL is sampled, so a thread waiting for it (the event loop while the
+    # database thread runs Python) is not counted where it happens to wait.
+    gil = ["--gil"] if os.environ.get("BENCH_PROFILE_GIL") else []
+    return subprocess.Popen([str(spy), "record", "--pid", str(pid), "--format", "raw", "--rate", "250", *gil,
                              "--output", path, "--nonblocking"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
