@@ -582,7 +582,7 @@ class GomoriEngine:
             "passes": state.passes,
             "over": state.over,
             "end_reason": state.end_reason,
-            "log": [dict(event) for event in state.log],
+            "log": list(state.log),  # its events are never changed once logged (State.copy shares them too)
             "last": json_copy(state.last),
         }
 
@@ -607,7 +607,7 @@ class GomoriEngine:
             passes=data["passes"],
             over=data["over"],
             end_reason=data["end_reason"],
-            log=[dict(event) for event in data["log"]],
+            log=list(data["log"]),
             last=json_copy(data["last"]),
         )
 
