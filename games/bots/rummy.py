@@ -370,6 +370,9 @@ def _unseen(gone: Counter[str], held: Counter[str]) -> list[tuple[str, int]]:
     return [(code, left) for code in _DECK if (left := _live(code, gone, held)) > 0]
 
 
+CHAIN_PROSPECT = 1      # the lookahead counts the cards that fit the table one after another (8 then 9 on 5-6-7)
+
+
 def _prospect(hand: list[str], laid: bool, minimum: int, unseen: list[tuple[str, int]],
               table: list[Pack]) -> float:
     """What the hand promises after the next draw, averaged over the cards that may come: before the first
@@ -383,7 +386,11 @@ def _prospect(hand: list[str], laid: bool, minimum: int, unseen: list[tuple[str,
         if laid:
             used = sum(len(p) for p in packs)
             left = Counter([*hand, card]) - Counter(c for p in packs for c in p)
-            total += (used + sum(n for c, n in left.items() if _fits_table(c, table))) * copies
+            if CHAIN_PROSPECT:
+                rest = list(left.elements())
+                total += (used + len(rest) - len(_left_after_adds(rest, table))) * copies
+            else:
+                total += (used + sum(n for c, n in left.items() if _fits_table(c, table))) * copies
         else:
             total += value * copies
             if value >= minimum:
