@@ -5,7 +5,8 @@
 - strong (Shark): the same plan with card counting (the table and the discard pile, read from the public log),
   a one-draw lookahead for its discard, care not to feed the opponent (a discard it would likely take to
   complete a pair: judged from the unseen cards, what it passed over and what it throws), discards taken
-  only when they go straight into a pack or onto the table, and jokers kept in hand until they let it go out.
+  only when they go straight into a pack or onto the table, jokers kept in hand until they let it go out, and
+  so are cards that would open a new place on a run (the opponent could fill it from its hand).
 """
 
 from __future__ import annotations
