@@ -5,7 +5,8 @@
 - strong (Shark): the same plan with card counting (the table and the discard pile, read from the public log),
   a one-draw lookahead for its discard, care not to feed the opponent (a discard it would likely take to
   complete a pair: judged from the unseen cards, what it passed over and what it throws), discards taken
-  only when they go straight into a pack or onto the table, and jokers kept in hand until they let it go out.
+  only when they go straight into a pack or onto the table, jokers kept in hand until they let it go out, and
+  so are cards that would open a new place on a run (the opponent could fill it from its hand).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import random
 import re
 import time
 from collections import Counter
+from typing import Any
 
 from games.engines.base import Action, Bot, View, card_name
 from games.engines.rummy import (
@@ -22,6 +24,7 @@ from games.engines.rummy import (
     RANK,
     SUIT,
     Pack,
+    add_card,
     add_placements,
     best_meld,
     card_key,
@@ -209,10 +212,20 @@ def _lay_down_or_add(kinds: dict[str, list[Action]], hand: list[str]) -> tuple[A
     return None
 
 
-def _shed_meld(kinds: dict[str, list[Action]], hand: list[str], table: list[Pack]) -> tuple[Action, str] | None:
+OPEN_WEIGHT = 0.0       # per live card a new pack would accept, in cards shed (the opponent may hold it)
+OPEN_TIE = 0            # 1: fewer openings break ties before the value
+
+
+def _openings(packs: list[Pack], gone: Counter[str], held: Counter[str]) -> int:
+    """The live copies of natural cards that these packs would accept (cards the opponent may add to them)."""
+    return sum(_live(card, gone, held) for pack in packs for card in pack.accepts() if card not in JOKER_SUITS)
+
+
+def _shed_meld(kinds: dict[str, list[Action]], hand: list[str], table: list[Pack],
+               gone: Counter[str] | None = None) -> tuple[Action, str] | None:
     """The lay-down after which the fewest cards stay in hand (cards laid, plus those that then fit a pack on the
     table, ours included); ties: the more valuable; jokers kept back when another lay-down does as well."""
-    best: tuple[tuple[int, int, int], Action] | None = None
+    best: tuple[tuple[float, int, int, int], Action] | None = None
     for action in kinds["meld"]:
         packs = [new_pack(list(cards), 0) for cards in action["packs"]]
         used = Counter(c for cards in action["packs"] for c in cards)
@@ -220,7 +233,9 @@ def _shed_meld(kinds: dict[str, list[Action]], hand: list[str], table: list[Pack
         fits = sum(1 for c in rest if c not in JOKER_SUITS and _fits_table(c, [*table, *packs]))
         jokers = sum(used[j] for j in JOKER_SUITS)
         out = len(rest) - fits <= 1  # it goes out this turn: the jokers leave the hand too
-        key = (sum(used.values()) - (0 if out else jokers) + fits, -jokers, sum(p.value for p in packs))
+        opened = _openings(packs, gone, Counter(rest)) if gone is not None and (OPEN_WEIGHT or OPEN_TIE) else 0
+        key = (sum(used.values()) - (0 if out else jokers) + fits - OPEN_WEIGHT * opened, -jokers,
+               -opened * OPEN_TIE, sum(p.value for p in packs))
         if best is None or key > best[0]:
             best = (key, action)
     if best is None:
@@ -356,6 +371,9 @@ def _unseen(gone: Counter[str], held: Counter[str]) -> list[tuple[str, int]]:
     return [(code, left) for code in _DECK if (left := _live(code, gone, held)) > 0]
 
 
+CHAIN_PROSPECT = 1      # the lookahead counts the cards that fit the table one after another (8 then 9 on 5-6-7)
+
+
 def _prospect(hand: list[str], laid: bool, minimum: int, unseen: list[tuple[str, int]],
               table: list[Pack]) -> float:
     """What the hand promises after the next draw, averaged over the cards that may come: before the first
@@ -369,7 +387,11 @@ def _prospect(hand: list[str], laid: bool, minimum: int, unseen: list[tuple[str,
         if laid:
             used = sum(len(p) for p in packs)
             left = Counter([*hand, card]) - Counter(c for p in packs for c in p)
-            total += (used + sum(n for c, n in left.items() if _fits_table(c, table))) * copies
+            if CHAIN_PROSPECT:
+                rest = list(left.elements())
+                total += (used + len(rest) - len(_left_after_adds(rest, table))) * copies
+            else:
+                total += (used + sum(n for c, n in left.items() if _fits_table(c, table))) * copies
         else:
             total += value * copies
             if value >= minimum:
@@ -484,6 +506,10 @@ def _strong_discard(view: View, kinds: dict[str, list[Action]], hand: list[str],
         for pack in packs:
             for card in pack:
                 rest.remove(card)
+    if laid and HOLD_OPENING_ADDS:
+        # the cards kept back although they fit the table leave the hand when it goes out
+        table = _table_packs(view)
+        rest = [c for c in rest if not _fits_table(c, table)] or rest
     if not rest:
         rest = list(hand)
     scores = _keep_scores(rest, gone, held, laid, _table_packs(view), _joker_freers(view))
@@ -538,19 +564,62 @@ def _strong_draw(view: View, kinds: dict[str, list[Action]], hand: list[str]) ->
     return take[0], f"takes the {card_name(top)}: the stock is empty"
 
 
+def _left_after_adds(cards: list[str], table: list[Pack]) -> list[str]:
+    """The cards left after adding to the table every one that fits, one after another (a card kept back may
+    open the place of the next)."""
+    left = list(cards)
+    packs = list(table)
+    added = True
+    while added and left:
+        added = False
+        for card in list(left):
+            for i, pack in enumerate(packs):
+                places = add_placements(pack, card)
+                if places:
+                    packs[i], freed = add_card(pack, card, places[0][1])
+                    left.remove(card)
+                    if freed is not None:
+                        left.append(freed)
+                    added = True
+                    break
+    return left
+
+
 def _going_out(hand: list[str], table: list[Pack]) -> tuple[tuple[tuple[str, ...], ...], str] | None:
     """(the packs to lay down, the card to discard last) when the whole hand can leave this turn: every card
     but one in packs or fitting a pack on the table; None otherwise."""
     for last in dict.fromkeys(sorted(hand, key=lambda c: (c in JOKER_SUITS, -card_penalty(c)))):
         rest = list(hand)
         rest.remove(last)
-        loose = [c for c in rest if not _fits_table(c, table)]
+        loose = _left_after_adds(rest, table)
         if not loose:
             return (), last
         packs, _ = best_meld(loose, keep=0)
         if sum(len(p) for p in packs) == len(loose):
             return packs, last
     return None
+
+
+HOLD_OPENING_ADDS = True  # a card that would open a new place on a run stays in hand until the bot goes out
+
+
+def _opens_place(pack: dict[str, Any], card: str, gone: Counter[str], held: Counter[str]) -> bool:
+    """Whether adding this natural card at an end of a run on the table opens a place the opponent may fill
+    from its hand: the opponent in the manner of the original app holds no card that fits the table (it adds
+    them all), so only a newly opened place can take one of its cards; a card kept back can still be added
+    later (the same place stays open to the opponent's draws only)."""
+    if pack["kind"] != "run" or card in JOKER_SUITS:
+        return False
+    low, high = pack["low_place"], pack["high_place"]
+    opened: list[int] = []
+    for place in card_places(card):
+        if SUIT[card] != pack["suit"]:
+            continue
+        if place == high + 1 and place < 14:
+            opened.append(place + 1)
+        elif place == low - 1 and place > 1:
+            opened.append(place - 1)
+    return any(_live(POS_RANK[p] + pack["suit"], gone, held) > 0 for p in opened)
 
 
 def strong_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
@@ -569,9 +638,14 @@ def strong_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
             and _going_out(hand, _table_packs(view)) is None:
         # a joker on the table is one the opponent may take back; in hand it fits any run of its colour later
         kinds["add"] = [a for a in kinds["add"] if a["card"] not in JOKER_SUITS]
+    if HOLD_OPENING_ADDS and kinds["add"] and _going_out(hand, _table_packs(view)) is None:
+        gone = gone_cards(view)
+        held = Counter(hand)
+        kinds["add"] = [a for a in kinds["add"]
+                        if not _opens_place(view["packs"][a["pack"]], a["card"], gone, held)]
     if kinds["meld"]:
         # the fewest cards left, not the most points: only going out wins, and the 40 are reached either way
-        shed = _shed_meld(kinds, hand, _table_packs(view))
+        shed = _shed_meld(kinds, hand, _table_packs(view), gone_cards(view))
         if shed is not None:
             return shed
     laid = _lay_down_or_add(kinds, hand)
