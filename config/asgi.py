@@ -25,11 +25,12 @@ router = ProtocolTypeRouter(
 # The bot runner starts with the first request or socket this process serves.
 application = BotRunnerMiddleware(router)
 
-# The collector's pauses were a tenth to a sixth of a live move's CPU: every move allocates thousands of short-lived containers
-# (states, views, template contexts), and the default first generation (700 objects) ran a collection every few
-# moves, walking what the site loaded at start with each older generation. What start-up loaded is frozen out of
-# the collections, and they run less often (bench/live.py -m 100 --moves 50, alternated in one run: 376-396 moves/s
-# and 2.38-2.53 ms of CPU a move with the defaults; 435 and 2.16 ms with these; freezing alone: 388, 2.45 ms).
+# The collector's pauses were a tenth to a sixth of a live move's CPU: every move allocates thousands of
+# short-lived containers (states, views, template contexts), and the default first generation (700 objects) ran a
+# collection every few moves, walking what the site loaded at start with each older generation. What start-up
+# loaded is frozen out of the collections, and they run less often (bench/live.py -m 100 --moves 50, alternated in
+# one run: 361-396 moves/s and 2.38-2.66 ms of CPU a move with the defaults; 426-435 and 2.16-2.22 ms with these;
+# freezing alone: 388, 2.45 ms).
 gc.collect()
 gc.freeze()
 gc.set_threshold(10_000, 10, 100)
