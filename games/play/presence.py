@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db import transaction
 from django.utils import timezone
 
 from .. import models
@@ -36,25 +35,24 @@ def attendance(match_id: int) -> tuple[dict[int, Presence], int]:
 
 
 def presence_open(*, match_id: int, seat: int | None, socket: str) -> tuple[dict[int, Presence], int]:
-    """A socket opened on the match: a seat's (seat None: a spectator's, counted as watching). One transaction,
-    and the table's attendance after it (attendance()), so that opening is one trip from the event loop."""
+    """A socket opened on the match: a seat's (seat None: a spectator's, counted as watching); with the table's
+    attendance after it (attendance()), so that opening is one trip from the event loop. Each write commits on
+    its own: a transaction over two tables could deadlock with one that locks them in the other order."""
     now = timezone.now()
-    with transaction.atomic():
-        models.Presence.objects.bulk_create(
-            [models.Presence(socket=socket, match_id=match_id, seat=seat, last_seen=now)],
-            update_conflicts=True, unique_fields=["socket"], update_fields=["match", "seat", "last_seen"],
-        )
-        if seat is not None:
-            Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=now)
+    models.Presence.objects.bulk_create(
+        [models.Presence(socket=socket, match_id=match_id, seat=seat, last_seen=now)],
+        update_conflicts=True, unique_fields=["socket"], update_fields=["match", "seat", "last_seen"],
+    )
+    if seat is not None:
+        Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=now)
     return attendance(match_id)
 
 
 def presence_close(*, match_id: int, seat: int | None, socket: str) -> tuple[dict[int, Presence], int]:
     """A socket closed; for a seat, the abandonment clock runs from now. The attendance after it, as opening."""
-    with transaction.atomic():
-        models.Presence.objects.filter(socket=socket).delete()
-        if seat is not None:
-            Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=timezone.now())
+    models.Presence.objects.filter(socket=socket).delete()
+    if seat is not None:
+        Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=timezone.now())
     return attendance(match_id)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -126,6 +127,24 @@ def page(browser: Any, asgi_server: str, console_messages: list[str], request: p
     with contextlib.suppress(Exception):
         tab.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
     context.close()
+    settled()
     violations = [line for line in console_messages if "Content Security Policy" in line]
     if violations:
         pytest.fail("Content Security Policy violations:\n" + "\n".join(violations))
+
+
+def settled(timeout: float = 5.0) -> None:
+    """Wait until the server has written the statistics of a match that ended (in a transaction of its own, just
+    after the end is shown): the test's database is flushed next, and on PostgreSQL a flush can deadlock with a
+    transaction of the server's still in flight."""
+    from games.models import Match
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if not Match.objects.filter(stats_due=True).exists():
+                return
+        except Exception:  # a test without the database
+            return
+        time.sleep(0.05)
+
