@@ -32,7 +32,8 @@ def _visible_results(viewer: Viewer) -> Q:
     """The finished matches a viewer may see in a history: the public ones, and the private ones they played."""
     visible = Q(is_public=True)
     if viewer.is_authenticated:
-        visible |= Q(match_id__in=PlayerResult.objects.filter(user=viewer).values("match_id"))
+        # Their seats, not their results: a match is listed from its end, its results written a moment later.
+        visible |= Q(match_id__in=Seat.objects.filter(user=viewer).values("match_id"))
     return visible
 
 

@@ -175,10 +175,14 @@ def write(change: Change, now: datetime) -> bool:
                     substitute_id=new.substitute.user_id if new.substitute else None,
                 )
     if after.status == Status.FINISHED and change.before.status != Status.FINISHED:
-        # A rated match's analysis is queued in the same transaction (one row; a worker runs it later). Its
-        # statistics are not: they follow in a change of their own once the end is shown (records_stats).
+        # A rated match's analysis is queued in the same transaction (one row; a worker runs it later), and its
+        # history listing written. Its statistics are not: they follow in a change of their own once the end is
+        # shown (records_stats).
         jobs.enqueue_finished(after.id, rated=after.rated, players=after.players,
                               people=sum(1 for seat in after.seats if seat.player and not seat.player.is_bot))
+        stats.listing(match_id=after.id, game=after.game, finished_at=after.finished_at, is_public=after.is_public,
+                      with_bots=any(seat.player is not None and seat.player.is_bot for seat in after.seats),
+                      ).save(force_insert=True)
     if change.records_stats:
         ratings = stats.record_finished(Match.objects.get(pk=after.id))
         if ratings:  # the result box shows what the match did to each rating: it travels with the result

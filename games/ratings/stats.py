@@ -230,16 +230,19 @@ def _move_loader(match_id: int) -> MoveLoader:
     return load
 
 
+def listing(*, match_id: int, game: str, finished_at: datetime | None, is_public: bool,
+            with_bots: bool) -> FinishedMatch:
+    """The site-wide history's row of a finished match: written in the transaction that ends it
+    (games.play.store), so the history lists a match as soon as its end is shown; only the figures follow."""
+    assert finished_at is not None, "only a finished match is listed"
+    return FinishedMatch(match_id=match_id, game=game, finished_at=finished_at, is_public=is_public,
+                         with_bots=with_bots)
+
+
 def listing_for(match: Match, seats: Iterable[Seat]) -> FinishedMatch:
-    """The site-wide history's row of a finished match."""
-    assert match.finished_at is not None, "only a finished match is listed"
-    return FinishedMatch(
-        match_id=match.pk,
-        game=match.game,
-        finished_at=match.finished_at,
-        is_public=match.is_public,
-        with_bots=any(seat.user is not None and seat.user.is_bot for seat in seats),
-    )
+    """The listing of a stored match (a rebuild)."""
+    return listing(match_id=match.pk, game=match.game, finished_at=match.finished_at, is_public=match.is_public,
+                   with_bots=any(seat.user is not None and seat.user.is_bot for seat in seats))
 
 
 def rating_changes(results: list[PlayerResult], stats: dict[int, PlayerStats]) -> list[dict[str, Any]]:
@@ -257,8 +260,8 @@ def rating_changes(results: list[PlayerResult], stats: dict[int, PlayerStats]) -
 
 
 def record_finished(match: Match) -> list[dict[str, Any]]:
-    """Add a match that has just finished (under its row lock) to the history, results and statistics; what it
-    did to the players' ratings (rating_changes).
+    """Add a match that has just finished (under its row lock) to the results and statistics; what it did to
+    the players' ratings (rating_changes). Its history listing was written with its end.
 
     Called once from games.play.store, in the change that clears Match.stats_due; a second call for the same
     match changes nothing. The players'
@@ -266,10 +269,11 @@ def record_finished(match: Match) -> list[dict[str, Any]]:
     """
     if match.status != Match.Status.FINISHED or match.finished_at is None:
         return []
-    if FinishedMatch.objects.filter(match_id=match.pk).exists():
+    if PlayerResult.objects.filter(match_id=match.pk).exists():
         return []
     seats = list(Seat.objects.filter(match_id=match.pk, user__isnull=False).select_related("user").order_by("index"))
-    listing_for(match, seats).save(force_insert=True)
+    # A match that ended before listings were written with the end has none yet (no-op otherwise).
+    FinishedMatch.objects.bulk_create([listing_for(match, seats)], ignore_conflicts=True)
     if not seats:
         return []
     facts = match_facts(match, seats, _move_loader(match.pk))

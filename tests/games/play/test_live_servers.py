@@ -205,10 +205,10 @@ async def test_kill_9_between_a_match_s_end_and_its_statistics_counts_them_once_
     cookies = [await database_sync_to_async(session_cookie)(user) for user in (alice, bob)]
     env = server_env()
     server = await start(env, tmp_path / "daphne.log")
-    # Another client holds the history's table: the end commits and is shown, its statistics wait behind it.
+    # Another client holds the results' table: the end commits and is shown, its statistics wait behind it.
     locker = await psycopg.AsyncConnection.connect(database_url(connection.settings_dict))
     try:
-        await locker.execute(f"LOCK TABLE {FinishedMatch._meta.db_table} IN ACCESS EXCLUSIVE MODE")
+        await locker.execute(f"LOCK TABLE {PlayerResult._meta.db_table} IN ACCESS EXCLUSIVE MODE")
         sock = await connect(server, match.pk, cookies[1])
         await sock.send(json.dumps({"op": "resign"}))
         await until(sock, lambda m: "You resigned." in m)  # the end, acknowledged
@@ -217,7 +217,8 @@ async def test_kill_9_between_a_match_s_end_and_its_statistics_counts_them_once_
     finally:
         await locker.rollback()
         await locker.close()
-    assert await counted(match.pk) == (True, 0, 0, [])  # ended and shown; no statistics: the process died first
+    # Ended, shown and listed in the history; no statistics: the process died first.
+    assert await counted(match.pk) == (True, 1, 0, [])
 
     server = await start(env, tmp_path / "daphne-restarted.log")
     try:
