@@ -41,7 +41,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # tests (and broadcast their moves on its own channel layer, which those tests never hear).
 @pytest.fixture(scope="module")
 def asgi_server(
-    django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
+    django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
 ) -> Iterator[str]:
     """Run the real ASGI application (HTTP and WebSockets) with daphne on a free port; yield its base URL."""
     from django.db import connection
@@ -50,7 +51,8 @@ def asgi_server(
         url = database_url(connection.settings_dict)
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = ARTIFACTS / f"daphne-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.log"
+    # One log per module: a failure's server log is not overwritten by the next module's.
+    log = ARTIFACTS / f"daphne-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-{request.module.__name__}.log"
     log.unlink(missing_ok=True)
     server = Daphne(
         {
