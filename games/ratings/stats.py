@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet
 
 from ..catalog import GAMES
 from ..models import FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
@@ -327,8 +327,11 @@ def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
     count = 0
     with transaction.atomic():
         # Every finished match is counted here, those whose statistics were still due too (a crash between a
-        # match's end and its statistics): none is left for the sweep to count again.
-        Match.objects.filter(stats_due=True).update(stats_due=False)
+        # match's end and its statistics): none is left for the sweep to count again. Their result boxes get
+        # the rating changes their own statistics step would have written (a new version: a live copy reloads).
+        due = set(Match.objects.filter(stats_due=True).values_list("pk", flat=True))
+        Match.objects.filter(pk__in=due).update(stats_due=False)
+        boxes: dict[int, dict[str, Any]] = {}
         PlayerResult.objects.all().delete()
         PlayerStats.objects.all().delete()
         FinishedMatch.objects.all().delete()
@@ -339,7 +342,11 @@ def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
             listings.append(listing_for(match, seats))
             count += 1
             if seats:
-                pending.extend(apply_match(_facts_of(match), stats.setdefault(match.game, {})))
+                results = apply_match(_facts_of(match), stats.setdefault(match.game, {}))
+                pending.extend(results)
+                changes = rating_changes(results, stats[match.game]) if match.pk in due else []
+                if changes:
+                    boxes[match.pk] = {**(match.result or {}), "ratings": changes}
             if len(pending) >= batch_size or len(listings) >= batch_size:
                 PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
                 FinishedMatch.objects.bulk_create(listings, batch_size=batch_size)
@@ -348,6 +355,8 @@ def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
         FinishedMatch.objects.bulk_create(listings, batch_size=batch_size)
         rows = [row for per_game in stats.values() for row in per_game.values()]
         PlayerStats.objects.bulk_create(rows, batch_size=batch_size)
+        for match_id, result in boxes.items():
+            Match.objects.filter(pk=match_id).update(result=result, version=F("version") + 1)
     return count, len(rows)
 
 

@@ -69,8 +69,10 @@ def test_a_stale_copy_cannot_count_the_statistics_after_a_rebuild_counted_them(
 ) -> None:
     match = play_openings(start_gomori(alice, bob))
     ended = end_without_statistics(match, bob)
-    rebuild_all()  # counts every finished match, this one too, and clears its flag (the version stays)
-    assert counted(match) == (1, 2, [1, 1]) and not Match.objects.get(pk=match.pk).stats_due
+    rebuild_all()  # counts every finished match, this one too, clears its flag and gives it its rating changes
+    stored = Match.objects.get(pk=match.pk)
+    assert counted(match) == (1, 2, [1, 1]) and not stored.stats_due
+    assert [r["seat"] for r in stored.result["ratings"]] == [0, 1] and stored.version == ended.version + 1
     change = decide_stats(ended, state_of(ended))  # a live copy that still holds the flag
     assert change is not None
     commit([change])
