@@ -4,6 +4,7 @@ that their session still stands (accounts.sessions.SessionBound), and close if i
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -53,12 +54,27 @@ def signed_out(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
         transaction.on_commit(lambda: check_sessions(user.pk, ended=ended))
 
 
+_sending: set[asyncio.Task[None]] = set()
+
+
 def check_sessions(user_id: int, ended: str | None = None) -> None:
     """Ask every socket of this person to check its session (it closes if the session ended)."""
     layer = get_channel_layer()
     if layer is None:
         return
+    message = {"type": "session.check", "ended": ended}
     try:
-        async_to_sync(layer.group_send)(user_group(user_id), {"type": "session.check", "ended": ended})
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    if loop is not None:
+        # Called from synchronous code inside a running loop's thread (a browser test's own thread): the loop
+        # cannot be blocked on, so the message goes out as its task.
+        task = loop.create_task(layer.group_send(user_group(user_id), message))
+        _sending.add(task)  # the loop holds only a weak reference to its tasks
+        task.add_done_callback(_sending.discard)
+        return
+    try:
+        async_to_sync(layer.group_send)(user_group(user_id), message)
     except Exception:  # no channel layer reachable: the sockets' sessions are checked again on their next beat
         logging.getLogger(__name__).exception("session check for user %s", user_id)

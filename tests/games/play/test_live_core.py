@@ -212,6 +212,23 @@ def test_the_session_check_knows_a_flushed_session_and_a_changed_password(alice:
     assert session_user_id("no-such-session") is None and session_user_id(None) is None
 
 
+async def test_a_session_check_asked_from_synchronous_code_inside_a_running_loop_still_reaches_the_sockets() -> None:
+    """Synchronous code in a loop's own thread (a browser test's) cannot block on the channel layer: the check
+    goes out as a task of that loop instead of failing."""
+    from channels.layers import get_channel_layer
+
+    from accounts.sessions import user_group
+    from games.signals import check_sessions
+
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add(user_group(4242), channel)
+    check_sessions(4242, ended="old-session")  # no await: called as a post_save handler would be
+    message = await asyncio.wait_for(layer.receive(channel), timeout=2)
+    assert message == {"type": "session.check", "ended": "old-session"}
+    await layer.group_discard(user_group(4242), channel)
+
+
 def test_a_snapshot_survives_its_trip_between_processes(gomori_match: Any) -> None:
     snap = store.load(gomori_match.pk)
     assert snap is not None
