@@ -2,28 +2,85 @@
 
 Redis: redis-py 8 caps a connection pool at 100 connections and fails the 101st operation at once ("Too many
 connections"), so a burst of sockets connecting to one process (each joins its groups) got HTTP 500s. Its pool
-waits for a free connection instead. In memory: the sweep of expired messages runs once a second, not per message.
+waits for a free connection instead. A group send takes two trips to Redis, not four, and can leave out the
+sender's own channel (a process's news about a match need not come back to it). In memory: the sweep of expired
+messages runs once a second, not per message.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
 import channels.layers
+from channels.layers import get_channel_layer
 from channels_redis.core import RedisChannelLayer as ChannelsRedisChannelLayer
 from redis.asyncio import BlockingConnectionPool
+
+log = logging.getLogger(__name__)
+
+
+# Channels-redis's group send, per channel key: drop expired messages, then add this one unless the channel is full.
+# One script per connection for every key, where channels-redis sends a pipeline first and then the script.
+_SEND = """
+local over = 0
+local now = tonumber(ARGV[#ARGV - 1])
+local expiry = tonumber(ARGV[#ARGV])
+for i = 1, #KEYS do
+    redis.call('ZREMRANGEBYSCORE', KEYS[i], 0, math.floor(now) - expiry)
+    if redis.call('ZCOUNT', KEYS[i], '-inf', '+inf') < tonumber(ARGV[i + #KEYS]) then
+        redis.call('ZADD', KEYS[i], ARGV[#ARGV - 1], ARGV[i])
+        redis.call('EXPIRE', KEYS[i], expiry)
+    else
+        over = over + 1
+    end
+end
+return over
+"""
 
 
 class RedisChannelLayer(ChannelsRedisChannelLayer):
     """Channels' Redis layer whose connection pools make an operation wait for a free connection (up to
-    the host's "timeout" seconds) when all of its "max_connections" are busy, instead of failing it."""
+    the host's "timeout" seconds) when all of its "max_connections" are busy, instead of failing it; and whose
+    group send makes two trips to Redis instead of four, and leaves out `skip` if it is a member.
+
+    A live match's every move is announced to its group (games.play.news.announce), whose members are the
+    processes holding the match, the announcing one too: on PostgreSQL + Redis the four trips of each send and
+    the message coming back to its own sender were 29% of a busy server's time (bench/README.md, issue 30)."""
 
     def create_pool(self, index: int) -> Any:
         host = dict(self.hosts[index])
         if "address" not in host:  # Sentinel and other set-ups: Channels' own pool
             return super().create_pool(index)
         return BlockingConnectionPool.from_url(host.pop("address"), **host)
+
+    async def group_send(self, group: str, message: dict[str, Any], *, skip: str | None = None) -> None:
+        assert self.require_valid_group_name(group), "Group name not valid"
+        key = self._group_key(group)
+        pipe = self.connection(self.consistent_hash(group)).pipeline(transaction=False)
+        pipe.zremrangebyscore(key, min=0, max=int(time.time()) - self.group_expiry)
+        pipe.zrange(key, 0, -1)
+        _, members = await pipe.execute()
+        names = [name for member in members if (name := member.decode("utf8")) != skip]
+        if not names:
+            return
+        by_connection, messages, capacities = self._map_channel_keys_to_connection(names, message)
+        for index, keys in by_connection.items():
+            args = [messages[k] for k in keys] + [capacities[k] for k in keys] + [time.time(), int(self.expiry)]
+            over = await self.connection(index).eval(_SEND, len(keys), *keys, *args)
+            if over:
+                log.info("%s of %s channels over capacity in group %s", over, len(names), group)
+
+
+async def send_to_others(group: str, message: dict[str, Any], own: str | None) -> None:
+    """Send to a group but for the channel `own` where the layer can leave it out (Redis; the in-memory layer
+    serves one process, whose own channel then gets it too, as any member)."""
+    layer = get_channel_layer()
+    if isinstance(layer, RedisChannelLayer):
+        await layer.group_send(group, message, skip=own)
+    else:
+        await layer.group_send(group, message)
 
 
 class InMemoryChannelLayer(channels.layers.InMemoryChannelLayer):

@@ -17,6 +17,7 @@ from django.db import transaction
 
 from accounts.sessions import user_group
 
+from ..layers import send_to_others
 from ..models import Match
 from .snapshot import Player, Snapshot, State, Status, must_act_of
 
@@ -62,16 +63,17 @@ def publish(snap: Snapshot, before: Snapshot | None = None) -> None:
 
 
 async def announce(snap: Snapshot, state: State | None, before: Snapshot, before_state: State | None, *,
-                   alone: bool) -> None:
+                   alone: bool, own: str | None = None) -> None:
     """A live match's change, from the process that wrote it: the cues, the other processes' copies (none to
-    tell when this process is alone: the in-memory layer), and the lobby when seats or status changed."""
+    tell when this process is alone: the in-memory layer; never its own channel, `own`), and the lobby when
+    seats or status changed."""
     layer = get_channel_layer()
     for group, message in turn_cues(snap, must_act_of(before, before_state), must_act_of(snap, state)):
         with contextlib.suppress(Exception):  # a cue is a courtesy: its loss costs nothing
             await layer.group_send(group, message)
     try:
         if not alone:
-            await layer.group_send(match_group(snap.id), changed_message(snap))
+            await send_to_others(match_group(snap.id), changed_message(snap), own)
         if before.status != snap.status or before.seats != snap.seats:
             await layer.group_send(LOBBY_GROUP, LOBBY_CHANGED)
     except Exception:  # committed already: another process's copy then catches up at its next fence

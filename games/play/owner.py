@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from django.urls import reverse
 from django.utils import timezone
 
 from ..engines.base import Engine, View
+from ..layers import send_to_others
 from .bot_accounts import takeover_bot
 from .chat import Line
 from .decide import Decider, decide_bot_turn, decide_stats, decide_timeout
@@ -157,7 +157,7 @@ class LiveMatch:
         self.state = state if state is not None else state_of(snap)
         self.schedule_bot()
         if publish:
-            await announce(snap, self.state, old, old_state, alone=self.hub.alone)
+            await announce(snap, self.state, old, old_state, alone=self.hub.alone, own=self.hub.channel)
         await self.show_all()
 
     async def show_all(self) -> None:
@@ -226,7 +226,7 @@ class LiveMatch:
         self.presence, self.watchers = presence, watchers
         if publish and not self.hub.alone:
             with contextlib.suppress(Exception):
-                await get_channel_layer().group_send(match_group(self.id), {"type": "match.presence", "id": self.id})
+                await send_to_others(match_group(self.id), {"type": "match.presence", "id": self.id}, self.hub.channel)
         await self.show_all()
 
     async def chat(self, line: Line, *, publish: bool = True) -> None:
@@ -236,8 +236,9 @@ class LiveMatch:
                 await socket.chat_line(line)
         if publish and not self.hub.alone:
             with contextlib.suppress(Exception):
-                await get_channel_layer().group_send(match_group(self.id), {
-                    "type": "match.chat", "id": self.id, "from": self.hub.channel, "line": orjson.dumps(line).decode()})
+                await send_to_others(match_group(self.id), {
+                    "type": "match.chat", "id": self.id, "from": self.hub.channel, "line": orjson.dumps(line).decode(),
+                }, self.hub.channel)
 
     async def chat_hidden(self, line_id: int) -> None:
         for socket in list(self.sockets):
