@@ -1,6 +1,7 @@
-"""Sockets that belong to a signed-in person's session: their group (session checks, "your turn" cues), whose
-session a socket still is, and a consumer that closes when that session ends (signing out, a password change
-from another browser: games.signals asks the sockets to check)."""
+"""Sockets that belong to a signed-in person's session: their groups (every socket's: session checks; the
+notification sockets': "your turn" cues and other notices), whose session a socket still is, and a consumer that
+closes when that session ends (signing out, a password change from another browser: games.signals asks the
+sockets to check)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,14 @@ CLOSE_SUSPENDED = 4423  # HTTP's 423 Locked: the account is suspended
 
 
 def user_group(user_id: int) -> str:
-    """The group of one person's sockets (session checks, "your turn" cues)."""
+    """The group of every socket of one person (session checks, chat mutes)."""
     return f"user-{user_id}"
+
+
+def notices_group(user_id: int) -> str:
+    """The group of one person's notification sockets only ("your turn" cues, quick pairing, challenges): a
+    table's socket has its own news, and on Redis each message it would drop costs trips and a decode."""
+    return f"user-{user_id}-notices"
 
 
 def session_user_id(session_key: str | None) -> int | None:
@@ -52,9 +59,11 @@ class SessionBound(AsyncWebsocketConsumer):
 
     user_groups: list[str]
 
-    async def join_user_group(self) -> None:
+    async def join_user_group(self, *, notices: bool = False) -> None:
+        """Join the person's group, and with `notices` their notification sockets' group too."""
         user = self.scope.get("user")
-        self.user_groups = [user_group(user.pk)] if user is not None and user.is_authenticated else []
+        signed_in = user is not None and user.is_authenticated
+        self.user_groups = ([user_group(user.pk)] + ([notices_group(user.pk)] if notices else [])) if signed_in else []
         for group in self.user_groups:
             await self.channel_layer.group_add(group, self.channel_name)
 

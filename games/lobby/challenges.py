@@ -20,7 +20,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from accounts.models import User, Viewer
-from accounts.sessions import user_group
+from accounts.sessions import notices_group
 
 from ..catalog import GAMES
 from ..models import Challenge, Match, Seek
@@ -164,6 +164,6 @@ def changed(user_ids: list[int]) -> None:
         return
     for user_id in user_ids:
         try:
-            async_to_sync(layer.group_send)(user_group(user_id), {"type": "challenges.changed"})
+            async_to_sync(layer.group_send)(notices_group(user_id), {"type": "challenges.changed"})
         except Exception:
             log.exception("could not tell %s of a challenge", user_id)

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 class NotifyConsumer(QuickPairingSocket, ChallengeNotices, SessionBound):
     async def connect(self) -> None:
-        await self.join_user_group()
+        await self.join_user_group(notices=True)
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         self.lobby = query.get("lobby") == ["1"]
         # The match page this socket is on, if any: its own turn is said by its table, not by the header.

@@ -28,7 +28,7 @@ from django.utils import timezone
 
 import games.bots
 from accounts.models import User
-from accounts.sessions import user_group
+from accounts.sessions import notices_group
 
 from ..locks import advisory_xact_lock
 from ..models import Match, PlayerStats, Seat, Seek
@@ -216,7 +216,7 @@ def go_to(match: Match, user_ids: list[int]) -> None:
     html = go_html(match)
     for user_id in user_ids:
         try:
-            async_to_sync(layer.group_send)(user_group(user_id), {"type": "notify.html", "html": html})
+            async_to_sync(layer.group_send)(notices_group(user_id), {"type": "notify.html", "html": html})
         except Exception:  # the match stands; their lobby lists it under "Your matches"
             log.exception("could not send %s to match %s", user_id, match.pk)
 

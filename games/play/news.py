@@ -15,7 +15,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from accounts.sessions import user_group
+from accounts.sessions import notices_group
 
 from ..layers import send_to_others
 from ..models import Match
@@ -43,7 +43,7 @@ def turn_cues(snap: Snapshot, before: set[int], after: set[int]) -> list[tuple[s
     for index in sorted(after ^ before):
         seat = snap.seat(index)
         if seat is not None and seat.player is not None and not seat.is_bot:
-            cues.append((user_group(seat.player.user_id), {"type": "turns.changed", "match": snap.id}))
+            cues.append((notices_group(seat.player.user_id), {"type": "turns.changed", "match": snap.id}))
     return cues
 
 

@@ -137,10 +137,11 @@ class MatchConsumer(ChatSocket, SessionBound):
         await self.leave()
 
     async def turns_changed(self, event: dict[str, Any]) -> None:
-        """News for this person's notification socket (it shares their group): a table has its own news."""
+        """News for the notification sockets (accounts.sessions.notices_group, which a table does not join): one
+        sent to the person's whole group by a process not yet restarted onto that group is dropped here."""
 
     async def notify_html(self, event: dict[str, Any]) -> None:
-        """Likewise: for the notification socket only."""
+        """Likewise: for the notification sockets only."""
 
     async def challenges_changed(self, event: dict[str, Any]) -> None:
         """Likewise (games.lobby.challenges)."""

@@ -10,6 +10,7 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
+from accounts.sessions import notices_group
 from config.asgi import application
 
 Headers = Callable[..., list[tuple[bytes, bytes]]]
@@ -23,7 +24,7 @@ async def test_an_anonymous_socket_watches_the_lobby_but_gets_nobody_s_notificat
     communicator = WebsocketCommunicator(application, "/ws/notify/", headers=ws_headers())
     connected, _ = await communicator.connect()
     assert connected
-    await get_channel_layer().group_send(f"user-{user.pk}", {"type": "notify.html", "html": "<p id=ping>hi</p>"})
+    await get_channel_layer().group_send(notices_group(user.pk), {"type": "notify.html", "html": "<p id=ping>hi</p>"})
     assert await communicator.receive_nothing(timeout=0.3)
     await communicator.disconnect()
 
@@ -46,6 +47,6 @@ async def test_signed_in_socket_is_accepted_and_gets_its_notifications(
     communicator = WebsocketCommunicator(application, "/ws/notify/", headers=await sync_to_async(ws_headers)(user))
     connected, _ = await communicator.connect()
     assert connected
-    await get_channel_layer().group_send(f"user-{user.pk}", {"type": "notify.html", "html": "<p id=ping>hi</p>"})
+    await get_channel_layer().group_send(notices_group(user.pk), {"type": "notify.html", "html": "<p id=ping>hi</p>"})
     assert await communicator.receive_from(timeout=10) == "<p id=ping>hi</p>"
     await communicator.disconnect()

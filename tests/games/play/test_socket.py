@@ -574,6 +574,41 @@ async def test_your_turn_shows_and_clears_on_every_page_as_the_turn_changes_hand
         assert 'data-waiting="0"' in await header(page)
 
 
+async def test_turn_cues_go_to_the_notification_sockets_and_never_through_a_table_socket(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The cues go to the person's notices group, which only notification sockets join: a table socket (which
+    has its own news) is never handed one to drop (on Redis each costs trips to it and a decode)."""
+    from games.lobby.consumer import NotifyConsumer
+    from games.play.socket import MatchConsumer
+
+    heard: list[str] = []
+    real = NotifyConsumer.turns_changed
+
+    async def table_heard(self: Any, event: dict[str, Any]) -> None:
+        heard.append("table")
+
+    async def header_heard(self: Any, event: dict[str, Any]) -> None:
+        heard.append("header")
+        await real(self, event)
+
+    monkeypatch.setattr(MatchConsumer, "turns_changed", table_heard)
+    monkeypatch.setattr(NotifyConsumer, "turns_changed", header_heard)
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    _, _, header = await ws_client(None, bob, path="/ws/notify/")
+    _, _, black = await ws_client(match.pk, alice)
+    _, _, red = await ws_client(match.pk, bob)
+    await black.settle()
+    await red.settle()
+    for _ in range(4):
+        seat, action, version = await legal_action(match.pk)
+        await (black if seat == 0 else red).send_to(text_data=frame(action, version))
+        await black.settle()
+        await red.settle()
+    assert (await header.receive_from(timeout=5)).startswith('<span id="turn-cue"')
+    assert "header" in heard and "table" not in heard, heard
+
+
 async def test_a_match_that_starts_on_your_move_is_cued(
     ws_client: Callable[..., Any], alice: Any, bob: Any
 ) -> None:
