@@ -211,7 +211,9 @@ def test_a_three_minute_arena_of_four_people_playing_by_clicks(browser: Any, asg
 
         # The streak rule, live on every page: w1's second win counts 4, with the flame; l1's win after a loss 2.
         for tab in tabs.values():
+            # Two resignations, two updates: each page may show the first before the second comes.
             row(tab, w1.username).locator(".mark-doubled").wait_for()
+            row(tab, l1.username).locator(".mark").nth(1).wait_for()
             assert marks(tab, w1.username) == ["2", "4"]
             assert row(tab, w1.username).locator(".flame").count() == 1
             assert marks(tab, l1.username) == ["0", "2"] and row(tab, l1.username).locator(".flame").count() == 0
