@@ -212,20 +212,10 @@ def _lay_down_or_add(kinds: dict[str, list[Action]], hand: list[str]) -> tuple[A
     return None
 
 
-OPEN_WEIGHT = 0.0       # per live card a new pack would accept, in cards shed (the opponent may hold it)
-OPEN_TIE = 0            # 1: fewer openings break ties before the value
-
-
-def _openings(packs: list[Pack], gone: Counter[str], held: Counter[str]) -> int:
-    """The live copies of natural cards that these packs would accept (cards the opponent may add to them)."""
-    return sum(_live(card, gone, held) for pack in packs for card in pack.accepts() if card not in JOKER_SUITS)
-
-
-def _shed_meld(kinds: dict[str, list[Action]], hand: list[str], table: list[Pack],
-               gone: Counter[str] | None = None) -> tuple[Action, str] | None:
+def _shed_meld(kinds: dict[str, list[Action]], hand: list[str], table: list[Pack]) -> tuple[Action, str] | None:
     """The lay-down after which the fewest cards stay in hand (cards laid, plus those that then fit a pack on the
     table, ours included); ties: the more valuable; jokers kept back when another lay-down does as well."""
-    best: tuple[tuple[float, int, int, int], Action] | None = None
+    best: tuple[tuple[int, int, int], Action] | None = None
     for action in kinds["meld"]:
         packs = [new_pack(list(cards), 0) for cards in action["packs"]]
         used = Counter(c for cards in action["packs"] for c in cards)
@@ -233,9 +223,7 @@ def _shed_meld(kinds: dict[str, list[Action]], hand: list[str], table: list[Pack
         fits = sum(1 for c in rest if c not in JOKER_SUITS and _fits_table(c, [*table, *packs]))
         jokers = sum(used[j] for j in JOKER_SUITS)
         out = len(rest) - fits <= 1  # it goes out this turn: the jokers leave the hand too
-        opened = _openings(packs, gone, Counter(rest)) if gone is not None and (OPEN_WEIGHT or OPEN_TIE) else 0
-        key = (sum(used.values()) - (0 if out else jokers) + fits - OPEN_WEIGHT * opened, -jokers,
-               -opened * OPEN_TIE, sum(p.value for p in packs))
+        key = (sum(used.values()) - (0 if out else jokers) + fits, -jokers, sum(p.value for p in packs))
         if best is None or key > best[0]:
             best = (key, action)
     if best is None:
@@ -371,9 +359,6 @@ def _unseen(gone: Counter[str], held: Counter[str]) -> list[tuple[str, int]]:
     return [(code, left) for code in _DECK if (left := _live(code, gone, held)) > 0]
 
 
-CHAIN_PROSPECT = 1      # the lookahead counts the cards that fit the table one after another (8 then 9 on 5-6-7)
-
-
 def _prospect(hand: list[str], laid: bool, minimum: int, unseen: list[tuple[str, int]],
               table: list[Pack]) -> float:
     """What the hand promises after the next draw, averaged over the cards that may come: before the first
@@ -387,11 +372,9 @@ def _prospect(hand: list[str], laid: bool, minimum: int, unseen: list[tuple[str,
         if laid:
             used = sum(len(p) for p in packs)
             left = Counter([*hand, card]) - Counter(c for p in packs for c in p)
-            if CHAIN_PROSPECT:
-                rest = list(left.elements())
-                total += (used + len(rest) - len(_left_after_adds(rest, table))) * copies
-            else:
-                total += (used + sum(n for c, n in left.items() if _fits_table(c, table))) * copies
+            # the cards that fit the table one after another count too (8 then 9 on 5-6-7)
+            rest = list(left.elements())
+            total += (used + len(rest) - len(_left_after_adds(rest, table))) * copies
         else:
             total += value * copies
             if value >= minimum:
@@ -645,7 +628,7 @@ def strong_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
                         if not _opens_place(view["packs"][a["pack"]], a["card"], gone, held)]
     if kinds["meld"]:
         # the fewest cards left, not the most points: only going out wins, and the 40 are reached either way
-        shed = _shed_meld(kinds, hand, _table_packs(view), gone_cards(view))
+        shed = _shed_meld(kinds, hand, _table_packs(view))
         if shed is not None:
             return shed
     laid = _lay_down_or_add(kinds, hand)
