@@ -90,6 +90,7 @@ class Match(models.Model):
     can_abandon: bool
     my_turn: bool
     turn_text: str
+    seat_names: list[str]  # the lobby's lists: its seats' names as the table gives them
     seat_ratings: dict[int, int]  # the lobby's "Watch" (games.lobby.watch)
     mean_rating: float
 

@@ -390,10 +390,10 @@ class RuhdEngine:
         return state.phase == "over"
 
     def result(self, state: RuhdState) -> dict[str, Any]:
-        """Scores, the seats with the top score, and whether the top score is shared."""
+        """Scores, the seats with the top score (equal top scores share the win), and a draw when every seat has it."""
         top = max(state.scores)
         winners = [seat for seat, points in enumerate(state.scores) if points == top]
-        return {"scores": list(state.scores), "winners": winners, "draw": len(winners) > 1}
+        return {"scores": list(state.scores), "winners": winners, "draw": len(winners) == state.players}
 
     @staticmethod
     def takeable(state: RuhdState) -> list[Cell]:

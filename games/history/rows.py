@@ -30,8 +30,9 @@ from django.utils.functional import cached_property
 from accounts.models import User, Viewer
 
 from ..catalog import GAMES
-from ..models import Match, PlayerResult, Seat
+from ..models import Match, Seat
 from ..play.wording import describe_result, distinct_names
+from ..results import Outcome
 from ..review.queries import accuracies
 from ..web import Link
 from . import queries
@@ -140,16 +141,6 @@ def format_duration(value: dt.timedelta | None) -> str:
     return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
-def seat_outcome(match: Match, seat: int) -> str:
-    """won, lost, drawn or solo for one seat of a finished match, from the match's result."""
-    result = match.result or {}
-    if match.players == 1:
-        return PlayerResult.Outcome.SOLO
-    if result.get("draw"):
-        return PlayerResult.Outcome.DRAWN
-    return PlayerResult.Outcome.WON if seat in result.get("winners", []) else PlayerResult.Outcome.LOST
-
-
 # What a row shows of a match and of its players: the match's state, options and clocks (JSON decoded
 # for every row, a third of the page's time) and the users' passwords and emails stay in the database.
 ROW_MATCH_FIELDS = ("id", "game", "players", "is_public", "rated", "result", "move_count", "started_at",
@@ -178,9 +169,10 @@ def seat_names(match: Match) -> list[str]:
     return [name or f"Seat {index + 1}" for index, name in enumerate(names)]
 
 
-def _cells(match: Match, names: list[str], profile: Link, accuracy: list[float | None]) -> list[PlayerCell]:
-    result = match.result or {}
-    winners, left = result.get("winners", []), result.get("left", [])
+def _cells(match: Match, outcome: Outcome | None, names: list[str], profile: Link, accuracy: list[float | None],
+           ) -> list[PlayerCell]:
+    winners = outcome.firsts if outcome is not None and not outcome.everyone_drew else []
+    left = outcome.left if outcome is not None else []
     cells = []
     for seat in match.seat_list:
         user = seat.user
@@ -210,17 +202,20 @@ def _rows(matches: list[Match], subject: User | None,
     rows = []
     for match in matches:
         seats = match.seat_list
-        result = match.result or {}
+        outcome = Outcome.of(match.result, match.players)
         names = seat_names(match)
-        winners = [names[i] if i < len(names) else f"Seat {i + 1}" for i in result.get("winners", [])]
+        everyone_drew = outcome is not None and outcome.everyone_drew
+        firsts = outcome.firsts if outcome is not None and not everyone_drew else []
+        winners = [names[i] if i < len(names) else f"Seat {i + 1}" for i in firsts]
         mine = next((s for s in seats if subject is not None and s.user_id == subject.pk), None)
+        mine_outcome = (outcome.of_seat(mine.index) if outcome is not None and mine is not None else None) or ""
         info = GAMES[match.game]
         duration = match.finished_at - match.started_at if match.started_at and match.finished_at else None
         rows.append(HistoryRow(
-            match, seats, seat_outcome(match, mine.index) if mine else "", winners,
-            players=_cells(match, names, profile, analysed.get(match.pk, [])), game_name=info.name,
+            match, seats, mine_outcome, winners,
+            players=_cells(match, outcome, names, profile, analysed.get(match.pk, [])), game_name=info.name,
             score_label=info.score_label,
-            draw=bool(result.get("draw")), result_text=describe_result(match.result, names, None, brief=True),
+            draw=everyone_drew, result_text=describe_result(match.result, names, None, brief=True),
             duration_text=format_duration(duration),
             finished_iso=timezone.localtime(match.finished_at).isoformat() if match.finished_at else "",
             finished_text=finished_text(match.finished_at) if match.finished_at else "",

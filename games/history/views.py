@@ -28,14 +28,13 @@ from ..play.presence import presence_of
 from ..play.snapshot import NOTES_KEPT
 from ..play.store import snapshot_of
 from ..play.wording import describe_result, format_event
+from ..results import OUTCOME_LABELS
 from ..review import jobs, present
 from ..review import news as review_news
 from ..review import queries as review_queries
 from ..web import HtmxRequest
 from . import queries, replay, rows
 from .forms import HistoryFilterForm
-
-OUTCOME_LABELS = {"won": "Won", "lost": "Lost", "drawn": "Draw", "solo": "Solo"}
 
 
 def history_table(page: rows.HistoryPage, viewer: Viewer) -> SafeString:

@@ -31,11 +31,11 @@ from accounts.models import User
 from accounts.sessions import notices_group
 
 from ..locks import advisory_xact_lock
-from ..models import Match, PlayerStats, Seat, Seek
+from ..models import Match, Seat, Seek
 from ..play.create import create_table
 from ..play.news import LOBBY_GROUP
 from ..play.snapshot import ServiceError
-from ..ratings import glicko2
+from ..ratings.read import rating_of
 from . import matchmaking
 from .pools import POOLS, Pool
 
@@ -54,11 +54,6 @@ def level_near(game: str, rating: float) -> str:
     """The bot level offered to a person who waited alone: the one whose measured rating (bench/bot_ratings.py)
     is nearest theirs (games.bots.level_near, the one place that decides it)."""
     return games.bots.level_near(game, rating)
-
-
-def rating_of(user: User, game: str) -> float:
-    row = PlayerStats.objects.filter(user=user, game=game).values_list("rating", flat=True).first()
-    return float(row) if row is not None else glicko2.START_RATING
 
 
 def last_opponents(user: User, game: str) -> list[int]:

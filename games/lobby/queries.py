@@ -11,6 +11,7 @@ from accounts.models import Viewer
 
 from ..catalog import GAMES
 from ..models import Match, Seat
+from ..play.wording import distinct_names
 
 # What the lobby's lists show of a match and its players: its game, status, players and links. The rest (the
 # state, options, result and clock JSON, decoded for every match listed; the players' passwords and emails)
@@ -63,13 +64,14 @@ def _whose_turn(match: Match, user: Viewer) -> str:
     """Where a match of this person's stands: "Your turn", "Bob's turn", or its status."""
     if match.status != Match.Status.ACTIVE or not match.waiting_on:
         return match.get_status_display()
-    seats = {seat.index: seat for seat in match.seat_list}
+    seats = {seat.index: (position, seat) for position, seat in enumerate(match.seat_list)}
+    given = distinct_names([seat.user.name if seat.user else "" for seat in match.seat_list])
     names = []
     for index in match.waiting_on:
-        seat = seats.get(index)
+        position, seat = seats.get(index, (None, None))
         player = seat.user if seat is not None else None
         names.append("you" if player is not None and player.pk == user.pk
-                     else player.name if player is not None else f"Seat {index + 1}")
+                     else given[position] if player is not None and position is not None else f"Seat {index + 1}")
     if names == ["you"]:
         return "Your turn"
     if len(names) == 1:
@@ -77,13 +79,21 @@ def _whose_turn(match: Match, user: Viewer) -> str:
     return "Waiting for " + " and ".join(names)
 
 
+def named(matches: list[Match]) -> list[Match]:
+    """Each match with seat_names, its seats' names as its table gives them (two Regular bots are "Ruhd Regular"
+    and "Ruhd Regular 2": games.play.wording.distinct_names, the one naming)."""
+    for match in matches:
+        match.seat_names = distinct_names([seat.user.name if seat.user else "" for seat in match.seat_list])
+    return matches
+
+
 def lobby_lists(user: Viewer) -> dict[str, list[Match]]:
     """The lobby's three lists for this person (the page, and its socket as matches open and fill)."""
     from . import watch  # "Watch", best-rated first (it reads the lists' seats as these do)
 
     return {
-        "open_matches": open_matches(user), "my_matches": my_matches(user),
-        "watch_matches": watch.watchable_matches(user),
+        "open_matches": named(open_matches(user)), "my_matches": named(my_matches(user)),
+        "watch_matches": named(watch.watchable_matches(user)),
     }
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from django.utils import timezone
 
 from ..catalog import GAMES
-from ..results import Termination
+from ..results import SeatOutcome, Termination, outcomes_by_place
 from .snapshot import Change, Snapshot, State, Status, engine_of, state_of
 
 
@@ -49,13 +49,25 @@ def finish(change: Change, result: dict[str, Any], *, reason: Termination, now: 
         winners = kept
         result["winners"] = winners
         result["draw"] = False if len(winners) <= 1 else bool(result.get("draw"))
-    places = places_of(scores, winners, lower) if scores else [1 if i in winners or not winners else 2
-                                                                 for i in range(snap.players)]
+    if winners:
+        places = places_of(scores, winners, lower) if scores else [1 if i in winners else 2
+                                                                     for i in range(snap.players)]
+    else:
+        # The game's own draw: nobody placed ahead of anyone, whatever the scores say (a drawn Rummy game). No
+        # winner otherwise (the only one who stayed resigned): nobody is first, everyone lost.
+        places = [1 if result.get("draw") else 2] * snap.players
     if left and snap.players > 1:
         last = max((places[i] for i in range(snap.players) if i not in left), default=0) + 1
         places = [last if i in left else place for i, place in enumerate(places)]
     seats = tuple(replace(s, final_score=scores[s.index] if scores else None, place=places[s.index])
                   for s in snap.seats)
+    # The places decide every seat's result (games.results.outcomes_by_place); the winners and the draw flag are
+    # kept for what reads them, derived from the places so that they can never disagree with them.
+    # A draw for the whole table has no winners (as a two-player draw never had).
+    outcomes = outcomes_by_place(places)
+    draw = snap.players > 1 and all(o == SeatOutcome.DRAWN for o in outcomes)
+    result = {**result, "places": places, "draw": draw,
+              "winners": [] if draw else [i for i, o in enumerate(outcomes) if o != SeatOutcome.LOST]}
     change.after = replace(snap, status=Status.FINISHED, finished_at=now, bot_due_at=None, clock_due_at=None,
                            seats=seats, stats_due=True, result={**(snap.result or {}), **result, "reason": reason})
     change.seats_changed = True

@@ -102,6 +102,30 @@ def handover_events(handovers: tuple[dict[str, object], ...] | list[dict[str, ob
     return events
 
 
+def _seat_list(seats: list[int]) -> str:
+    tokens = [f"{{s{i}}}" for i in seats]
+    return tokens[0] if len(tokens) == 1 else ", ".join(tokens[:-1]) + " and " + tokens[-1]
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _places_behind(outcome: Outcome) -> str:
+    """The places behind the first at a table of three or more ("{s2} came 3rd."), from the places the outcome
+    is decided by; a seat that resigned or left is said so instead."""
+    named = {outcome.loser, *outcome.left}
+    behind: dict[int, list[int]] = {}
+    for seat, place in enumerate(outcome.places):
+        if place != 1 and seat not in named:
+            behind.setdefault(place, []).append(seat)
+    return "".join(f" {_seat_list(seats)} came {ordinal(place)}." if len(seats) == 1
+                   else f" {_seat_list(seats)} shared {ordinal(place)} place."
+                   for place, seats in sorted(behind.items()))
+
+
 def _tokens(outcome: Outcome, players: int, *, brief: bool = False) -> str:
     """A result as a sentence with the seats as {sN} tokens: who won and who ended it (resigned, left, ran out of
     time), whoever reads it. `brief` leaves out why a player who left loses (the history's rows)."""
@@ -118,15 +142,17 @@ def _tokens(outcome: Outcome, players: int, *, brief: bool = False) -> str:
         return f"The match was aborted by {{s{by}}} before everyone had moved: it counts for nothing."
     if players == 1 and outcome.scores and end == Termination.NORMAL:
         return f"{{s0}}'s solo score: {outcome.scores[0]:,}."
-    winners = outcome.winners
-    if outcome.draw:
+    firsts = outcome.firsts
+    if outcome.everyone_drew:
         text = "A draw."
-    elif not winners:
+    elif not firsts:
         text = "Nobody won."
-    elif len(winners) == 1:
-        text = f"{{s{winners[0]}}} won."
+    elif len(firsts) == 1:
+        text = f"{{s{firsts[0]}}} won."
     else:
-        text = " and ".join(f"{{s{i}}}" for i in winners) + " shared the win."
+        text = _seat_list(firsts) + " shared first place."
+    if players > 2 and not brief:
+        text += _places_behind(outcome)
     why = {Termination.RESIGN: "resigned", Termination.ABANDON: "left the match", Termination.TIME: "ran out of time",
            Termination.SUSPENDED: "was suspended"}
     if end in why and loser is not None:
@@ -143,7 +169,7 @@ def describe_result(result: dict[str, Any] | None, names: list[str], seat: int |
     """The result in a sentence, for this viewer ("You won.", "Alice won. You resigned."): the one wording of a
     result for every page (the table, its log's closing line, the replay, the history); names are the seats'
     players. Plain text."""
-    outcome = Outcome.of(result)
+    outcome = Outcome.of(result, len(names))
     if outcome is None:
         return ""
     return name_seats(_tokens(outcome, len(names), brief=brief), names, seat)
@@ -151,9 +177,11 @@ def describe_result(result: dict[str, Any] | None, names: list[str], seat: int |
 
 def closing_line(result: dict[str, Any] | None, players: int) -> str | None:
     """The record's last line of a finished match's log, with {sN} tokens (the log names them): the result as the
-    site keeps it, wherever it differs from the game's own last line (a resignation, a time-out, a player who
-    left); None when the game's own last line says it all (it was played to its end by those who sat down)."""
-    outcome = Outcome.of(result)
-    if outcome is None or (outcome.termination == Termination.NORMAL and not outcome.left):
+    site keeps it, wherever the game's own last line does not say it all (a resignation, a time-out, a player who
+    left, the places at a table of three or more); None when a game of two was played to its end by those who sat
+    down (its own last line names the winner)."""
+    outcome = Outcome.of(result, players)
+    if outcome is None or players == 1 or (
+            outcome.termination == Termination.NORMAL and not outcome.left and players == 2):
         return None
     return _tokens(outcome, players)

@@ -64,8 +64,7 @@ class MatchFacts:
     is_public: bool
     rated: bool
     reason: Termination
-    draw: bool
-    winners: list[int]
+    places: list[int]  # per seat index, 1 first (ties share a place): every seat's result comes from them
     seats: list[SeatFacts]
     # The game's own figures, per seat: {seat: {figure key: value}} (Columbo's lowest round, Ruhd's best placement).
     extras: dict[int, dict[str, int]] = field(default_factory=dict)

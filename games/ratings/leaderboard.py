@@ -9,11 +9,7 @@ from accounts.models import Viewer
 
 from ..models import PlayerStats
 from ..web import Link
-from .queries import LEADERBOARD_MIN_MATCHES, PROVISIONAL_DEVIATION
-
-
-def is_provisional(row: PlayerStats) -> bool:
-    return row.rated_matches < LEADERBOARD_MIN_MATCHES or row.deviation > PROVISIONAL_DEVIATION
+from .rules import is_provisional
 
 
 def whole(value: float) -> str:

@@ -13,7 +13,7 @@ from ..history.charts import rating_chart
 from ..models import PlayerStats
 from . import queries
 from .glicko2 import START_RATING
-from .leaderboard import is_provisional
+from .rules import is_provisional
 
 
 @dataclass

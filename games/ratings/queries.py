@@ -10,17 +10,9 @@ from django.urls import reverse
 from accounts.models import User
 
 from ..models import PlayerResult, PlayerStats
+from .rules import LEADERBOARD_MIN_MATCHES, PROVISIONAL_DEVIATION, bot_rating
 
 LEADERBOARD_SIZE = 100
-
-
-# A rating is provisional (shown with a "?", as lichess does) until it rests on this many rated matches and
-# its deviation has come down to PROVISIONAL_DEVIATION (lichess's own threshold): about 10 matches against
-# bots, 14 between new people.
-LEADERBOARD_MIN_MATCHES = 10
-
-
-PROVISIONAL_DEVIATION = 110.0
 
 
 ESTABLISHED = Q(rated_matches__gte=LEADERBOARD_MIN_MATCHES, deviation__lte=PROVISIONAL_DEVIATION)
@@ -78,14 +70,12 @@ def leaderboard_ranks(rows: list[PlayerStats], user: User) -> dict[str, int]:
 def best_wins(*, user: User) -> dict[str, tuple[str, str, float]]:
     """Per game, the highest-rated opponent this person beat in a rated match, rated as they were then
     (a bot at its level's rating): (name, profile URL, rating). One query."""
-    from .stats import bot_rating
-
     won = PlayerResult.objects.filter(user=user, rated=True, outcome=PlayerResult.Outcome.WON).values("match_id")
     rows = (PlayerResult.objects.filter(match_id__in=won).exclude(user=user).exclude(outcome=PlayerResult.Outcome.WON)
             .values_list("game", "rating_before", "is_bot", "user__bot_level", "user__username", "user__display_name"))
     best: dict[str, tuple[str, str, float]] = {}
     for game, before, is_bot, level, username, display in rows:
-        rating = bot_rating(level) if is_bot else before
+        rating = bot_rating(game, level) if is_bot else before
         if rating is None:
             continue
         if game not in best or rating > best[game][2]:

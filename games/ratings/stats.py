@@ -12,6 +12,7 @@ in the order they finished, so a rebuild gives exactly what the incremental upda
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -21,22 +22,12 @@ from django.db.models import F, Prefetch, Q, QuerySet
 
 from ..catalog import GAMES
 from ..models import FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
-from ..results import Termination
+from ..results import SeatOutcome, Termination, outcomes_by_place
 from . import glicko2
 from .facts import MatchFacts, MatchRecord, MoveLoader, SeatFacts
+from .rules import BOT_DEVIATION, bot_rating, is_provisional
 
 log = logging.getLogger(__name__)
-
-# Bots don't move: each level plays at a fixed rating, with a small deviation (they are well known).
-BOT_RATINGS: dict[str, float] = {
-    "random": 1000.0,
-    "reference": 1500.0,
-    "greedy": 1500.0,
-    "search": 1800.0,
-    "strong": 1800.0,
-}
-BOT_DEFAULT_RATING = 1500.0
-BOT_DEVIATION = 50.0
 
 # The PlayerStats fields a finished match may change (for bulk_update).
 STATS_FIELDS = [
@@ -44,11 +35,6 @@ STATS_FIELDS = [
     "best_score", "extras", "rating", "deviation", "volatility",
     "rated_matches", "peak_rating", "last_played_at",
 ]
-
-def bot_rating(level: str) -> float:
-    """The fixed rating a bot of this level plays at."""
-    return BOT_RATINGS.get(level, BOT_DEFAULT_RATING)
-
 
 # ---------------------------------------------------------------------------------------------
 # Reading a finished match
@@ -58,6 +44,12 @@ def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> Match
     """The facts of a finished match; `moves` loads its (seat, action) list only if the game needs it."""
     result = match.result or {}
     assert match.finished_at is not None, "only a finished match has facts"
+    seats = list(seats)
+    # The places decide the results: those the match recorded with its end (its seats' places before that).
+    places = [int(p) for p in result.get("places") or []]
+    if len(places) != match.players:
+        by_index = {seat.index: seat.place for seat in seats}
+        places = [by_index.get(index) or match.players for index in range(match.players)]
     facts = MatchFacts(
         match_id=match.pk,
         game=match.game,
@@ -66,8 +58,7 @@ def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> Match
         is_public=match.is_public,
         rated=match.rated,
         reason=Termination(result.get("reason", Termination.NORMAL)),
-        draw=bool(result.get("draw")),
-        winners=[int(w) for w in result.get("winners", [])],
+        places=places,
         seats=[
             SeatFacts(
                 index=seat.index,
@@ -75,7 +66,7 @@ def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> Match
                 is_bot=seat.user.is_bot,  # type: ignore[union-attr]  # only occupied seats are passed
                 bot_level=seat.user.bot_level,  # type: ignore[union-attr]
                 score=seat.final_score,
-                place=seat.place,
+                place=places[seat.index],
             )
             for seat in seats
             if seat.user_id is not None
@@ -91,20 +82,31 @@ def match_facts(match: Match, seats: Iterable[Seat], moves: MoveLoader) -> Match
     return facts
 
 
-def outcome_of(facts: MatchFacts, seat: int) -> str:
-    """won, lost, drawn or solo: the seat's result as its player sees it."""
-    if facts.solo:
-        return PlayerResult.Outcome.SOLO
-    if facts.draw:
-        return PlayerResult.Outcome.DRAWN
-    return PlayerResult.Outcome.WON if seat in facts.winners else PlayerResult.Outcome.LOST
+def outcome_of(facts: MatchFacts, seat: int) -> SeatOutcome:
+    """won, lost, drawn or solo: the seat's result from its place (games.results.outcomes_by_place)."""
+    return outcomes_by_place(facts.places)[seat]
 
 
-def _pair_score(facts: MatchFacts, mine: SeatFacts, other: SeatFacts) -> float:
-    """One pairing of a multiplayer match as a game: 1 if placed ahead of the other, 0.5 level, 0 behind."""
-    if facts.draw or mine.place is None or other.place is None or mine.place == other.place:
+def _pair_score(mine: SeatFacts, other: SeatFacts) -> float:
+    """One pairing of a match as a game: 1 if placed ahead of the other, 0.5 level, 0 behind."""
+    if mine.place is None or other.place is None or mine.place == other.place:
         return 0.5
     return 1.0 if mine.place < other.place else 0.0
+
+
+def table_game(mine: SeatFacts, others: list[tuple[SeatFacts, glicko2.Rating]]) -> tuple[glicko2.Rating, float]:
+    """A match at a table of n as one game, the opponent and the score a seat is rated with: the pairings' scores
+    by place averaged, against the opponents' average rating (their deviations' root mean square). Each opponent
+    weighs 1/(n-1), so a match moves a rating exactly as one two-player game against an opponent of the table's
+    average rating would with that score: last place is that game lost, sole first that game won. (Glicko-2 with
+    each pairing weighted 1/(n-1) instead was measured to move up to 15 times further at mixed tables: a pairing
+    far from one's rating informs the deviation little, so the step grows; bench/README.md.) At a table of two it
+    is the one game itself."""
+    count = len(others)
+    rating = sum(r.rating for _, r in others) / count
+    deviation = math.sqrt(sum(r.deviation ** 2 for _, r in others) / count)
+    score = sum(_pair_score(mine, other) for other, _ in others) / count
+    return glicko2.Rating(rating, deviation), score
 
 
 # ---------------------------------------------------------------------------------------------
@@ -114,7 +116,7 @@ def _pair_score(facts: MatchFacts, mine: SeatFacts, other: SeatFacts) -> float:
 def new_stats(user_id: int, game: str, is_bot: bool, bot_level: str) -> PlayerStats:
     """A fresh row: the Glicko-2 start for people, the level's fixed rating for bots."""
     if is_bot:
-        return PlayerStats(user_id=user_id, game=game, rating=bot_rating(bot_level), deviation=BOT_DEVIATION)
+        return PlayerStats(user_id=user_id, game=game, rating=bot_rating(game, bot_level), deviation=BOT_DEVIATION)
     return PlayerStats(
         user_id=user_id,
         game=game,
@@ -140,8 +142,8 @@ def _better(game: str, old: int | None, new: int) -> int:
 def apply_match(facts: MatchFacts, stats: dict[int, PlayerStats]) -> list[PlayerResult]:
     """Update the players' rows (user id -> PlayerStats of this game) with one match; its result rows.
 
-    Ratings move for people only, every pairing rated against the opponents' ratings from before the
-    match; a bot opponent counts at its level's fixed rating.
+    Ratings move for people only, each match as one game against the table (table_game), with the opponents'
+    ratings from before the match; a bot opponent counts at its level's measured rating.
     """
     game = facts.game
     for seat in facts.seats:
@@ -149,7 +151,7 @@ def apply_match(facts: MatchFacts, stats: dict[int, PlayerStats]) -> list[Player
             stats[seat.user_id] = new_stats(seat.user_id, game, seat.is_bot, seat.bot_level)
     before = {
         seat.index: glicko2.Rating(
-            bot_rating(seat.bot_level) if seat.is_bot else stats[seat.user_id].rating,
+            bot_rating(game, seat.bot_level) if seat.is_bot else stats[seat.user_id].rating,
             BOT_DEVIATION if seat.is_bot else stats[seat.user_id].deviation,
             stats[seat.user_id].volatility,
         )
@@ -195,13 +197,10 @@ def apply_match(facts: MatchFacts, stats: dict[int, PlayerStats]) -> list[Player
             place=seat.place,
         )
         if rated_match and not seat.is_bot:
-            pairings = [
-                (before[other.index], _pair_score(facts, seat, other))
-                for other in facts.seats
-                if other.index != seat.index and other.user_id != seat.user_id
-            ]
-            if pairings:
-                updates[seat.index] = glicko2.rate(before[seat.index], pairings)
+            others = [(other, before[other.index]) for other in facts.seats
+                      if other.index != seat.index and other.user_id != seat.user_id]
+            if others:
+                updates[seat.index] = glicko2.rate(before[seat.index], [table_game(seat, others)])
                 result.rated = True
                 result.rating_before = before[seat.index].rating
         results.append(result)
@@ -248,8 +247,6 @@ def listing_for(match: Match, seats: Iterable[Seat]) -> FinishedMatch:
 def rating_changes(results: list[PlayerResult], stats: dict[int, PlayerStats]) -> list[dict[str, Any]]:
     """What a rated match did to each person's rating, as its result box shows it ("1512 → 1524, +12"):
     [{"seat", "before", "after", "provisional"}] with whole ratings; provisional as the leaderboard says."""
-    from .leaderboard import is_provisional
-
     changes = []
     for result in results:
         if not result.rated or result.rating_before is None or result.rating_after is None:
@@ -292,6 +289,25 @@ def record_finished(match: Match) -> list[dict[str, Any]]:
     return rating_changes(results, stats)
 
 
+def _box(match: Match, changes: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The match's result with these rating changes, or None when it already says them (a result box stays true
+    after an earlier match stopped counting: games.moderation's annulment, rebuild_stats)."""
+    result = dict(match.result or {})
+    if (result.get("ratings") or []) == changes:
+        return None
+    if changes:
+        result["ratings"] = changes
+    else:
+        result.pop("ratings", None)
+    return result
+
+
+def _write_boxes(boxes: dict[int, dict[str, Any]]) -> None:
+    # A new version: a live copy of a finished match reloads its result.
+    for match_id, result in boxes.items():
+        Match.objects.filter(pk=match_id).update(result=result, version=F("version") + 1)
+
+
 def counted_matches() -> QuerySet[Match]:
     """The finished matches that count in the statistics, in the order they finished: all but the annulled."""
     return (
@@ -327,10 +343,10 @@ def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
     count = 0
     with transaction.atomic():
         # Every finished match is counted here, those whose statistics were still due too (a crash between a
-        # match's end and its statistics): none is left for the sweep to count again. Their result boxes get
-        # the rating changes their own statistics step would have written (a new version: a live copy reloads).
-        due = set(Match.objects.filter(stats_due=True).values_list("pk", flat=True))
-        Match.objects.filter(pk__in=due).update(stats_due=False)
+        # match's end and its statistics): none is left for the sweep to count again. Every result box gets the
+        # rating changes counted now where they differ from those it shows (its own statistics step never ran, or
+        # an earlier match stopped counting).
+        Match.objects.filter(stats_due=True).update(stats_due=False)
         boxes: dict[int, dict[str, Any]] = {}
         PlayerResult.objects.all().delete()
         PlayerStats.objects.all().delete()
@@ -344,9 +360,9 @@ def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
             if seats:
                 results = apply_match(_facts_of(match), stats.setdefault(match.game, {}))
                 pending.extend(results)
-                changes = rating_changes(results, stats[match.game]) if match.pk in due else []
-                if changes:
-                    boxes[match.pk] = {**(match.result or {}), "ratings": changes}
+                box = _box(match, rating_changes(results, stats[match.game]))
+                if box is not None:
+                    boxes[match.pk] = box
             if len(pending) >= batch_size or len(listings) >= batch_size:
                 PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
                 FinishedMatch.objects.bulk_create(listings, batch_size=batch_size)
@@ -355,8 +371,7 @@ def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
         FinishedMatch.objects.bulk_create(listings, batch_size=batch_size)
         rows = [row for per_game in stats.values() for row in per_game.values()]
         PlayerStats.objects.bulk_create(rows, batch_size=batch_size)
-        for match_id, result in boxes.items():
-            Match.objects.filter(pk=match_id).update(result=result, version=F("version") + 1)
+        _write_boxes(boxes)
     return count, len(rows)
 
 
@@ -376,6 +391,7 @@ def recompute_game(game: str, *, since: tuple[datetime, int] | None = None, batc
         current = {row.user_id: row for row in locked.order_by("user_id")}
         stats: dict[int, PlayerStats] = {}
         pending: list[PlayerResult] = []
+        boxes: dict[int, dict[str, Any]] = {}
         # A match whose statistics are still due adds itself later, on top (record_finished), as one finishing now.
         counted = counted_matches().filter(game=game, stats_due=False)
         for match in _with_seats_and_moves(counted).iterator(chunk_size=batch_size):
@@ -384,6 +400,10 @@ def recompute_game(game: str, *, since: tuple[datetime, int] | None = None, batc
             results = apply_match(_facts_of(match), stats)
             if since is None or (match.finished_at, match.pk) >= since:
                 pending.extend(results)
+                # The later result boxes say what the match did to the ratings, counted without the annulled one.
+                box = _box(match, rating_changes(results, stats))
+                if box is not None:
+                    boxes[match.pk] = box
         stale = PlayerResult.objects.filter(game=game)
         if since is not None:
             stale = stale.filter(Q(finished_at__gt=since[0]) | Q(finished_at=since[0], match_id__gte=since[1]))
@@ -399,4 +419,5 @@ def recompute_game(game: str, *, since: tuple[datetime, int] | None = None, batc
                 changed += 1
         # Rows missing only if a match finished in between: written anew.
         PlayerStats.objects.bulk_create(stats.values(), batch_size=batch_size)
+        _write_boxes(boxes)
         return changed + len(stats)

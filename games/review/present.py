@@ -22,6 +22,7 @@ from ..catalog import kit
 from ..engines import get_engine
 from ..models import AnalysisJob, Match
 from ..play.wording import distinct_names, format_event
+from ..results import OUTCOME_LABELS, Outcome
 from . import jobs
 
 MARK_LABELS = {"inaccuracy": "Inaccuracy", "mistake": "Mistake", "blunder": "Blunder"}
@@ -95,6 +96,11 @@ class SeatLine:
     inaccuracies: int
     mistakes: int
     blunders: int
+    outcome: str = ""  # the seat's result from its place (games.results): won, drawn, lost, solo
+
+    @property
+    def outcome_label(self) -> str:
+        return OUTCOME_LABELS.get(self.outcome, "")
 
 
 @dataclass
@@ -192,10 +198,12 @@ def panel(match: Match, job: AnalysisJob | None, names: list[str], *, viewer: An
     def name(seat: int) -> str:
         return names[seat] if seat < len(names) else f"Seat {seat + 1}"
 
+    outcome = Outcome.of(match.result, match.players)
     for s in result.get("seats") or []:
         if s["seat"] >= match.players:
             continue
         out.seats.append(SeatLine(
+            outcome=(outcome.of_seat(s["seat"]) if outcome is not None else None) or "",
             seat=s["seat"], name=name(s["seat"]),
             accuracy="–" if s.get("accuracy") is None else f"{s['accuracy']:.1f}", decisions=s["decisions"],
             inaccuracies=s["inaccuracies"], mistakes=s["mistakes"], blunders=s["blunders"],

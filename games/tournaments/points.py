@@ -13,23 +13,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..results import SeatOutcome, outcomes_by_place
+
 WIN, DRAW, MIDDLE, LOSS, BYE = "w", "d", "m", "l", "b"
 BASE = {WIN: 2, DRAW: 1, MIDDLE: 1, LOSS: 0, BYE: 2}
 
 
 def table_results(places: Sequence[int]) -> list[str]:
-    """Each seat's result from its place at the table (1 = first; ties share a place)."""
-    firsts = sum(1 for place in places if place == 1)
+    """Each seat's result from its place at the table (1 = first; ties share a place): the site's outcome of the
+    seat (games.results.outcomes_by_place), a lost seat above the last place being a middle one."""
     last = max(places, default=1)
-    results = []
-    for place in places:
-        if place == 1:
-            results.append(WIN if firsts == 1 else DRAW)
-        elif place == last:
-            results.append(LOSS)
-        else:
-            results.append(MIDDLE)
-    return results
+    kinds = {SeatOutcome.WON: WIN, SeatOutcome.DRAWN: DRAW, SeatOutcome.SOLO: WIN}
+    return [kinds.get(outcome) or (LOSS if place == last else MIDDLE)
+            for place, outcome in zip(places, outcomes_by_place(places), strict=True)]
 
 
 @dataclass(frozen=True)

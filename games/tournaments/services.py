@@ -29,6 +29,7 @@ from ..models import Entrant, Match, Seat, Tournament, TournamentBye, Tournament
 from ..play.clock import clock_spec
 from ..play.create import create_table
 from ..play.snapshot import ServiceError
+from ..ratings.read import rating_of
 from ..results import Outcome
 from . import arena, news, points, swiss
 
@@ -175,8 +176,6 @@ def may_enter(tournament: Tournament, code: str) -> bool:
 
 def join(*, tournament_id: int, user: User, code: str = "", now: datetime | None = None) -> Entrant:
     """Enter a tournament (before it starts; an arena also while it runs), or come back after withdrawing."""
-    from ..lobby.pairing import rating_of
-
     now = now or timezone.now()
     if user.is_bot or not user.is_active or not user.is_authenticated:
         raise ServiceError("Sign in to play in tournaments.")

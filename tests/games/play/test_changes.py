@@ -657,7 +657,8 @@ def test_bot_against_bot_plays_to_the_end(alice: Any, settings: Any) -> None:
     state = ENGINE.load(match.state)
     assert ENGINE.is_over(state)
     expected = ENGINE.result(state)
-    assert match.result == {**expected, "reason": "normal"}
+    places = [1, 1] if expected["draw"] else [1, 2] if expected["winners"] == [0] else [2, 1]
+    assert match.result == {**expected, "places": places, "reason": "normal"}
     assert [s.final_score for s in match.seats.all()] == expected["scores"]
     assert all(move.note for move in Move.objects.filter(match=match))
 
@@ -686,6 +687,9 @@ def test_stored_state_equals_replay_after_every_move_of_whole_games(
     result = ENGINE.result(ENGINE.load(match.state))
     # The stored result is the engine's, with how it ended and what it did to the two people's ratings.
     ratings = match.result.pop("ratings")
+    places = match.result.pop("places")  # the places every seat's result is read from (games.results)
+    assert places == [seat.place for seat in match.seats.order_by("index")]
+    assert places == ([1, 1] if result["draw"] else [1, 2] if result["winners"] == [0] else [2, 1])
     assert match.result == {**result, "reason": "normal"}
     assert [r["seat"] for r in ratings] == [0, 1]
     seats = list(match.seats.all())

@@ -13,6 +13,7 @@ from django.utils import timezone
 from history_helpers import SLUGS, fresh, play_random, play_with_bots, snapshot, start_match
 from openings import play_openings
 
+from games.bots import LEVEL_RATINGS
 from games.catalog import GAMES
 from games.engines import get_engine
 from games.models import FinishedMatch, Match, Move, PlayerResult, PlayerStats
@@ -66,7 +67,8 @@ def test_stats_after_a_match_played_by_bots(game: str, alice: Any, instant_bots:
 
     mine = PlayerResult.objects.get(match=match, seat=0)
     theirs = PlayerResult.objects.get(match=match, seat=1)
-    expected = "drawn" if match.result["draw"] else "won" if 0 in match.result["winners"] else "lost"
+    places = [seat.place for seat in seats]
+    expected = "drawn" if places[0] == places[1] else "won" if places[0] < places[1] else "lost"
     assert mine.outcome == expected
     assert (mine.user, mine.score, mine.place, mine.vs_bots, mine.is_bot) == (alice, seats[0].final_score,
                                                                              seats[0].place, True, False)
@@ -74,7 +76,7 @@ def test_stats_after_a_match_played_by_bots(game: str, alice: Any, instant_bots:
 
     # The person is rated against the bot's fixed rating; the bot does not move.
     score = {"won": 1.0, "lost": 0.0, "drawn": 0.5}[expected]
-    new = glicko2.rate(glicko2.Rating(), [(glicko2.Rating(stats.bot_rating(level), stats.BOT_DEVIATION), score)])
+    new = glicko2.rate(glicko2.Rating(), [(glicko2.Rating(LEVEL_RATINGS[game][level], stats.BOT_DEVIATION), score)])
     assert mine.rated and mine.rating_before == 1500
     assert mine.rating_after == pytest.approx(new.rating)
     row = stats_of(alice, game)
@@ -86,7 +88,7 @@ def test_stats_after_a_match_played_by_bots(game: str, alice: Any, instant_bots:
     assert (row.scored, row.score_total, row.best_score) == (1, seats[0].final_score, seats[0].final_score)
     assert row.last_played_at == match.finished_at
     bot_row = stats_of(bot, game)
-    assert (bot_row.played, bot_row.rating, bot_row.rated_matches) == (1, stats.bot_rating(level), 0)
+    assert (bot_row.played, bot_row.rating, bot_row.rated_matches) == (1, LEVEL_RATINGS[game][level], 0)
 
     # The game's own best figures, read independently of games.stats.
     engine = get_engine(game)
@@ -196,12 +198,12 @@ def test_rebuild_stats_equals_the_incremental_figures(
 # The pure step, case by case
 
 
-def facts(seats: list[tuple[int, bool, str, int | None, int]], *, winners: list[int], draw: bool = False,
+def facts(seats: list[tuple[int, bool, str, int | None, int]], *,
           game: str = "gomori", rated: bool = True, reason: str = "normal", match_id: int = 1) -> stats.MatchFacts:
-    """A finished match's facts from (user id, is bot, bot level, score, place) per seat."""
+    """A finished match's facts from (user id, is bot, bot level, score, place) per seat: the places decide."""
     return stats.MatchFacts(
         match_id=match_id, game=game, players=len(seats), finished_at=timezone.now(), is_public=True, rated=rated,
-        reason=reason, draw=draw, winners=winners,
+        reason=reason, places=[place for *_, place in seats],
         seats=[stats.SeatFacts(index=i, user_id=u, is_bot=b, bot_level=lv, score=sc, place=pl)
                for i, (u, b, lv, sc, pl) in enumerate(seats)],
     )
@@ -211,22 +213,24 @@ def test_streaks_count_wins_in_a_row_and_a_draw_ends_them() -> None:
     table: dict[int, PlayerStats] = {}
     for number, (winners, draw) in enumerate([([0], False), ([0], False), ([], True), ([0], False), ([1], False)]):
         places = (1, 1) if draw else (1, 2) if winners == [0] else (2, 1)
-        stats.apply_match(facts([(1, False, "", 10, places[0]), (2, False, "", 5, places[1])], winners=winners,
-                                draw=draw, match_id=number), table)
+        stats.apply_match(facts([(1, False, "", 10, places[0]), (2, False, "", 5, places[1])], match_id=number),
+                          table)
     me = table[1]
     assert (me.played, me.won, me.drawn, me.lost, me.streak, me.best_streak) == (5, 3, 1, 1, 0, 2)
     assert me.win_rate == pytest.approx(0.6)
     assert me.best_score == 10 and me.average_score == 10
 
 
-def test_multiplayer_matches_are_rated_as_pairs_by_place() -> None:
+def test_multiplayer_matches_are_rated_as_one_game_by_place_against_the_table() -> None:
+    """Each pairing scored by place (ahead 1, level 0.5, behind 0), averaged, against the opponents' average: one
+    game, so a table of three moves a rating as much as one two-player game would."""
     table: dict[int, PlayerStats] = {}
     results = stats.apply_match(
-        facts([(1, False, "", 30, 1), (2, False, "", 20, 2), (3, False, "", 20, 2)], winners=[0], game="ruhd"), table
+        facts([(1, False, "", 30, 1), (2, False, "", 20, 2), (3, False, "", 20, 2)], game="ruhd"), table
     )
     new = glicko2.Rating()
-    assert table[1].rating == pytest.approx(glicko2.rate(new, [(new, 1.0), (new, 1.0)]).rating)
-    assert table[2].rating == pytest.approx(glicko2.rate(new, [(new, 0.0), (new, 0.5)]).rating)
+    assert table[1].rating == pytest.approx(glicko2.rate(new, [(new, 1.0)]).rating)
+    assert table[2].rating == pytest.approx(glicko2.rate(new, [(new, 0.25)]).rating)
     assert table[2].rating == table[3].rating
     assert [r.outcome for r in results] == ["won", "lost", "lost"]
     assert all(r.rating_before == 1500 for r in results)
@@ -235,12 +239,13 @@ def test_multiplayer_matches_are_rated_as_pairs_by_place() -> None:
 def test_bots_keep_their_fixed_rating_and_people_are_rated_against_it() -> None:
     table: dict[int, PlayerStats] = {}
     for number in range(3):
-        stats.apply_match(facts([(1, False, "", 3, 2), (9, True, "search", 8, 1)], winners=[1], match_id=number),
+        stats.apply_match(facts([(1, False, "", 3, 2), (9, True, "search", 8, 1)], match_id=number),
                           table)
-    assert (table[9].rating, table[9].deviation, table[9].rated_matches) == (1800, stats.BOT_DEVIATION, 0)
+    shark = LEVEL_RATINGS["gomori"]["search"]  # the level's measured rating: the one number every page shows
+    assert (table[9].rating, table[9].deviation, table[9].rated_matches) == (shark, stats.BOT_DEVIATION, 0)
     expected = glicko2.Rating()
     for _ in range(3):
-        expected = glicko2.rate(expected, [(glicko2.Rating(1800, stats.BOT_DEVIATION), 0.0)])
+        expected = glicko2.rate(expected, [(glicko2.Rating(shark, stats.BOT_DEVIATION), 0.0)])
     assert table[1].rating == pytest.approx(expected.rating)
     assert table[1].rated_matches == 3 and table[1].peak_rating < 1500
 
@@ -248,7 +253,7 @@ def test_bots_keep_their_fixed_rating_and_people_are_rated_against_it() -> None:
 def test_lower_is_better_games_keep_the_lowest_score_as_best() -> None:
     table: dict[int, PlayerStats] = {}
     for number, penalty in enumerate([40, 12, 55]):
-        stats.apply_match(facts([(1, False, "", penalty, 2), (2, False, "", 0, 1)], winners=[1], game="rummy",
+        stats.apply_match(facts([(1, False, "", penalty, 2), (2, False, "", 0, 1)], game="rummy",
                                 match_id=number), table)
     assert table[1].best_score == 12 and table[1].average_score == pytest.approx(107 / 3)
     assert table[2].best_score == 0
@@ -257,9 +262,9 @@ def test_lower_is_better_games_keep_the_lowest_score_as_best() -> None:
 def test_a_match_with_one_person_and_only_bots_of_the_same_account_rates_each_seat() -> None:
     table: dict[int, PlayerStats] = {}
     results = stats.apply_match(
-        facts([(1, False, "", 10, 1), (9, True, "random", 20, 2), (9, True, "random", 30, 3)], winners=[0],
+        facts([(1, False, "", 10, 1), (9, True, "random", 20, 2), (9, True, "random", 30, 3)],
               game="columbo"), table)
     assert table[9].played == 2
     assert [r.rated for r in results] == [True, False, False]
-    bot = glicko2.Rating(1000, stats.BOT_DEVIATION)
-    assert table[1].rating == pytest.approx(glicko2.rate(glicko2.Rating(), [(bot, 1.0), (bot, 1.0)]).rating)
+    bot = glicko2.Rating(LEVEL_RATINGS["columbo"]["random"], stats.BOT_DEVIATION)
+    assert table[1].rating == pytest.approx(glicko2.rate(glicko2.Rating(), [(bot, 1.0)]).rating)
