@@ -42,8 +42,10 @@ def boss(make_user: Callable[..., Any]) -> Any:
     return make_user("boss", is_staff=True, is_superuser=True)
 
 
-def finished_match(users: list[Any], winner: int | None, at: dt.datetime, *, game: str = "gomori") -> Match:
-    """A finished two-player match as the records have it (no moves), added to the statistics as a real one is."""
+def finished_match(users: list[Any], winner: int | None, at: dt.datetime, *, game: str = "gomori",
+                   boxed: bool = False) -> Match:
+    """A finished two-player match as the records have it (no moves), added to the statistics as a real one is
+    (with `boxed`, its result box says what it did to the ratings, as the live core writes it)."""
     match = Match.objects.create(
         game=game, players=len(users), seed=next(_seeds), status=Match.Status.FINISHED, options={}, version=1,
         started_at=at - dt.timedelta(minutes=5), finished_at=at,
@@ -53,7 +55,10 @@ def finished_match(users: list[Any], winner: int | None, at: dt.datetime, *, gam
     for index, user in enumerate(users):
         Seat.objects.create(match=match, index=index, user=user, joined_at=match.started_at, final_score=0,
                             place=1 if winner in (None, index) else 2)
-    stats.record_finished(match)
+    changes = stats.record_finished(match)
+    if boxed:
+        Match.objects.filter(pk=match.pk).update(result={**match.result, "ratings": changes})
+        match.refresh_from_db()
     return match
 
 
@@ -509,3 +514,28 @@ def test_importing_needs_the_add_permission(make_user: Callable[..., Any]) -> No
     assert importer.get(url).status_code == 200
     # The form is read and answered (here: what is wrong with the text).
     assert "This is not valid JSON." in importer.post(url, {"text": "{not json"}).content.decode()
+
+
+def test_an_annulment_recomputes_the_rating_changes_shown_in_later_result_boxes(
+    boss: Any, alice: Any, bob: Any, carol: Any
+) -> None:
+    """A result box says what its match did to each rating ("1500 → 1662?, +162"): after an earlier match is annulled
+    it says what the match did counted without it, as the ratings are."""
+    start = timezone.now() - dt.timedelta(hours=1)
+    first, annulled, last = (finished_match(users, winner, start + dt.timedelta(minutes=minutes), boxed=True)
+                             for users, winner, minutes in (([alice, bob], 0, 0), ([bob, carol], 0, 10),
+                                                            ([carol, alice], 1, 20)))
+    shown = last.result["ratings"]
+    carol_before = next(change for change in shown if change["seat"] == 0)["before"]
+    assert carol_before != 1500  # her rating came from the match about to be annulled
+
+    run_action(client_for(boss), MATCHES, "annul_results", annulled.pk)
+
+    box = Match.objects.get(pk=last.pk)
+    assert box.version == last.version + 1  # a live copy reloads
+    by_seat = {change["seat"]: change for change in box.result["ratings"]}
+    rows = {r.seat: r for r in PlayerResult.objects.filter(match=last)}
+    for seat, change in by_seat.items():
+        assert (change["before"], change["after"]) == (round(rows[seat].rating_before), round(rows[seat].rating_after))
+    assert by_seat[0]["before"] == 1500  # Carol's only earlier match no longer counts
+    assert Match.objects.get(pk=first.pk).result["ratings"] == first.result["ratings"]  # before it: untouched
