@@ -68,6 +68,8 @@ class HistoryRow:
     players: list[PlayerCell]
     game_name: str
     score_label: str
+    score_title: str  # "penalty points: fewer is better"
+    score_unit: str  # after each score where the number alone misleads ("pen.")
     draw: bool
     result_text: str  # how it ended, in the words of every page (games.play.wording.describe_result)
     duration_text: str
@@ -214,7 +216,7 @@ def _rows(matches: list[Match], subject: User | None,
         rows.append(HistoryRow(
             match, seats, mine_outcome, winners,
             players=_cells(match, outcome, names, profile, analysed.get(match.pk, [])), game_name=info.name,
-            score_label=info.score_label,
+            score_label=info.score_label, score_title=info.score_title, score_unit=info.score_unit,
             draw=everyone_drew, result_text=describe_result(match.result, names, None, brief=True),
             duration_text=format_duration(duration),
             finished_iso=timezone.localtime(match.finished_at).isoformat() if match.finished_at else "",

@@ -78,6 +78,8 @@ class Kit:
     reaction_delay: Mapping[str, float] = field(default_factory=dict)
     patience: Callable[[View], float] | None = None
     table_css: str = ""
+    # Shown after a score where the number alone would mislead ("pen.": Rummy's 44 is 44 penalty points, worse than 0).
+    score_unit: str = ""
     table_js: str = ""  # a table's own few lines of JS, loaded with the page
     # The server-decided parts of an action (never the browser's word): e.g. Columbo solo's elapsed time.
     prepare_action: Callable[[Action, ActionContext], Action] = _unchanged
@@ -94,6 +96,17 @@ class Kit:
     # An engine sentence (a log entry, a bot's reason) with its notation as a person finds it on the board drawn
     # from this view: "[1, 0]" as "row 2, column 1", a Ruhd tile id by its sides.
     words: Callable[[str, View | None], str] = _as_written
+
+    @property
+    def score_title(self) -> str:
+        """What a score is, in a tooltip: "penalty points: fewer is better"."""
+        return self.score_label + (": fewer is better" if self.lower_is_better else "")
+
+    @property
+    def score_heading(self) -> str:
+        """The final scores' heading: "Penalty points (fewer is better)", "Cards gathered"."""
+        return self.score_label[:1].upper() + self.score_label[1:] + (" (fewer is better)" if self.lower_is_better
+                                                                       else "")
 
     @property
     def name(self) -> str:

@@ -116,7 +116,8 @@ def _timed_tap(action: Any, context: ActionContext) -> Any:
             "seconds": max(0, int((context.now - started).total_seconds()))}
 
 
-FIGURES = (Figure("best_round", "Lowest round score", "low"), Figure("best_solo", "Best solo score", "high"))
+FIGURES = (Figure("best_round", "Lowest round score", "low", unit="points"),
+           Figure("best_solo", "Best solo score", "high"))
 
 
 def _figures(match: MatchRecord, facts: MatchFacts, moves: MoveLoader) -> None:

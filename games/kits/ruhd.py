@@ -86,7 +86,8 @@ def _examples() -> dict[str, Any]:
     }
 
 
-BEST_PLACEMENT = Figure("best_placement", "Best placement", "high")
+# The most points one tile scored when placed (stored as "best_placement" in PlayerStats.extras).
+BEST_PLACEMENT = Figure("best_placement", "Best tile", "high", unit="points")
 
 
 def _best_placements(match: MatchRecord, facts: MatchFacts, moves: MoveLoader) -> None:

@@ -59,6 +59,7 @@ KIT = Kit(
     blurb="Rommé for two with two decks and four jokers: lay down sets and runs, then get rid of every card.",
     lower_is_better=True,
     score_label="penalty points",
+    score_unit="pen.",
     engine=RUMMY,
     presenter=rummy_table,
     bots=bots.BOTS,

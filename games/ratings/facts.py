@@ -18,12 +18,20 @@ MoveLoader = Callable[[], list[tuple[int, dict[str, Any]]]]
 
 @dataclass(frozen=True)
 class Figure:
-    """A game's own figure, kept per player (PlayerStats.extras[key]): its label on the profile, and which way
-    is better (a lower round score, a higher placement)."""
+    """A game's own figure, kept per player (PlayerStats.extras[key]): its label on the profile, which way is better
+    (a lower round score, a higher tile score), and the unit its value is said in."""
 
     key: str
     label: str
     better: Literal["low", "high"]
+    unit: str = ""  # what the value counts, said after it: "points" (5 points, 1 point)
+
+    def text(self, value: int) -> str:
+        """The value as the profile says it: "5 points", "1 point", "312"."""
+        if not self.unit:
+            return f"{value:,}"
+        unit = self.unit[:-1] if abs(value) == 1 and self.unit.endswith("s") else self.unit
+        return f"{value:,} {unit}"
 
     def best(self, old: int | None, new: int) -> int:
         if old is None:

@@ -24,7 +24,7 @@ class StatsLine:
     name: str
     stats: PlayerStats
     best_label: str
-    extras: list[tuple[str, int]]
+    extras: list[tuple[str, str]]  # (label, value as said: "5 points")
     rank: int | None = None  # on the game's leaderboard
     best_win: tuple[str, str, float] | None = None  # (name, profile URL, their rating then)
 
@@ -48,9 +48,10 @@ def _best_label(game: str) -> str:
     return f"{'Fewest' if info.lower_is_better else 'Most'} {info.score_label} in a match"
 
 
-def _extras(row: PlayerStats) -> list[tuple[str, int]]:
+def _extras(row: PlayerStats) -> list[tuple[str, str]]:
     """The game's own figures the player has, labelled by its kit."""
-    return [(figure.label, row.extras[figure.key]) for figure in GAMES[row.game].figures if figure.key in row.extras]
+    return [(figure.label, figure.text(row.extras[figure.key])) for figure in GAMES[row.game].figures
+            if figure.key in row.extras]
 
 
 def profile_stats(user: User) -> dict[str, Any]:

@@ -35,6 +35,7 @@ def public_context(tournament: Tournament, *, now: datetime | None = None) -> di
         "standings": rows,
         "playing": queries.playing(tournament),
         "podium": queries.podium(rows, tournament),
+        "finished": tournament.status == Tournament.Status.FINISHED,
         "swiss": tournament.kind == Tournament.Kind.SWISS,
     }
 

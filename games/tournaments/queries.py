@@ -217,6 +217,7 @@ class Standing:
     playing: bool
     buchholz: float | None
     sonneborn: float | None
+    games: int = 0  # counted games (a bye is none)
 
 
 def _marks(sheet: list[dict[str, Any]]) -> list[Mark]:
@@ -246,6 +247,7 @@ def standings(tournament: Tournament) -> list[Standing]:
             playing=entrant.match_id is not None,
             buchholz=float(tiebreak[0]) if swiss and len(tiebreak) > 0 else None,
             sonneborn=float(tiebreak[1]) if swiss and len(tiebreak) > 1 else None,
+            games=services.counted_games(entrant.sheet),
         ))
     return rows
 
@@ -282,10 +284,11 @@ def playing(tournament: Tournament) -> list[Playing]:
 
 
 def podium(rows: list[Standing], tournament: Tournament) -> list[Standing]:
-    """The first three of a finished tournament (nothing before the end)."""
+    """The first three of a finished tournament among those with a counted game, in the standings' order (by
+    points, then its tie-break: services.ordered); nothing before the end, and nobody for games never played."""
     if tournament.status != Tournament.Status.FINISHED:
         return []
-    return rows[:3]
+    return [row for row in rows if row.games][:3]
 
 
 @dataclass(frozen=True)

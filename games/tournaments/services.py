@@ -425,10 +425,12 @@ def _finish_if_over(tournament_id: int, now: datetime) -> None:
 
 
 def _finish(tournament: Tournament, now: datetime) -> None:
-    """The end: final places by the tournament's order, kept forever."""
+    """The end: final places by the tournament's order, kept forever; an entrant with no counted game has none
+    (nobody is placed for games they never played)."""
     tournament.status, tournament.finished_at = Tournament.Status.FINISHED, now
     tournament.save(update_fields=["status", "finished_at"])
-    for place, entrant in enumerate(ordered(tournament), start=1):
+    placed = [entrant for entrant in ordered(tournament) if counted_games(entrant.sheet)]
+    for place, entrant in enumerate(placed, start=1):
         Entrant.objects.filter(pk=entrant.pk).update(place=place)
     _after_commit(news.lists_changed)
 
@@ -452,16 +454,22 @@ def swiss_games(tournament: Tournament) -> list[swiss.Game]:
     return [swiss.Game(points=table) for table in games.values()]
 
 
+def counted_games(sheet: list[dict[str, Any]]) -> int:
+    """How many counted games a sheet holds (a bye is a result, not a game)."""
+    return sum(1 for line in sheet if line.get("m"))
+
+
 def ordered(tournament: Tournament) -> list[Entrant]:
-    """The standings' order: an arena by score, then the performance of rating (the higher seed first), then who
-    joined first; a Swiss by score, Buchholz, Sonneborn-Berger, rating (games.tournaments.swiss)."""
+    """The standings' order: an arena by score, then whoever played a counted game before whoever played none,
+    then rating (the higher seed first), then who joined first; a Swiss by score, Buchholz, Sonneborn-Berger,
+    rating (games.tournaments.swiss)."""
     entrants = list(Entrant.objects.filter(tournament=tournament).select_related("user"))
     if tournament.kind == Tournament.Kind.SWISS:
         by_user = {e.user_id: e for e in entrants}
         order = swiss.standing_order({e.user_id: e.score for e in entrants}, swiss_games(tournament),
                                      {e.user_id: e.rating for e in entrants})
         return [by_user[user_id] for user_id in order]
-    return sorted(entrants, key=lambda e: (-e.score, -e.rating, e.joined_at, e.pk))
+    return sorted(entrants, key=lambda e: (-e.score, not counted_games(e.sheet), -e.rating, e.joined_at, e.pk))
 
 
 def tick(now: datetime | None = None) -> int:

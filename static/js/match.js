@@ -1,6 +1,6 @@
 // A live table's few lines htmx can't do: move the page when the server says so (a rematch was made, a
 // seat taken back), tick the players' clocks between updates (the server is the judge: every update
-// brings its own figures), and show the invite link as a whole address.
+// brings its own figures), show the invite link as a whole address, and bring the result into view.
 (function () {
   "use strict";
 
@@ -42,8 +42,24 @@
     });
   }
 
-  function refresh() { follow(); clocks(); inviteLinks(); }
-  document.addEventListener("DOMContentLoaded", function () { clocks(); inviteLinks(); });
+  // The end is seen: a player scrolled down to their hand when the match ends is brought up to the result box
+  // (announced too: #status is a polite live region). Only on the change itself, never for a page opened after it;
+  // and again for the updates of the next few seconds (the rating changes), which grow the box and let the
+  // browser's scroll anchoring move it off the top.
+  var endedAt = null;
+  function endSeen() {
+    var box = document.getElementById("status");
+    var outcome = box && box.querySelector(".outcome");
+    if (endedAt === null) { endedAt = outcome ? 0 : -1; return; }
+    if (!outcome || endedAt === 0) { return; }
+    if (endedAt === -1) { endedAt = Date.now(); } else if (Date.now() - endedAt > 5000) { return; }
+    var top = box.getBoundingClientRect().top;
+    // At once, not smoothly: the next update would stop a smooth scroll half way.
+    if (top < 0 || top > window.innerHeight - 80) { box.scrollIntoView({ block: "start" }); }
+  }
+
+  function refresh() { follow(); clocks(); inviteLinks(); endSeen(); }
+  document.addEventListener("DOMContentLoaded", function () { clocks(); inviteLinks(); endSeen(); });
   document.addEventListener("htmx:wsAfterMessage", refresh);
 })();
 

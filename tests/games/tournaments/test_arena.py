@@ -4,11 +4,13 @@ rebuilding the standings from the matches. Time is injected (`now`) where the ru
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
 from django.utils import timezone
 from factories import make_user
 from tournament_play import opponent, win
@@ -18,7 +20,7 @@ from games.play.decide import decide_resign, decide_timeout
 from games.play.snapshot import ServiceError, must_act_of, state_of
 from games.play.store import load
 from games.play.sync import run_change
-from games.tournaments import services
+from games.tournaments import queries, services
 
 # Real commits: a match's end pairs the next tables after its commit (transaction.on_commit).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -231,3 +233,51 @@ def test_a_ruhd_arena_seats_tables_of_three_and_scores_them_by_place() -> None:
     # The one who resigned is last (0); the two others share the first place: a draw each (1).
     assert sheets[resign_seat.pk] == ["l"] and entrant(t, resign_seat).score == 0
     assert all(sheets[u.pk] == ["d"] and entrant(t, u).score == 1 for u in seated[1:])
+
+
+def finish_arena(t: Tournament) -> None:
+    Tournament.objects.filter(pk=t.pk).update(started_at=timezone.now() - timedelta(minutes=31))
+    services.tick()
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.FINISHED
+
+
+def test_a_podium_is_earned_a_recorded_zero_ranks_above_no_result_and_nobody_is_placed_for_no_game() -> None:
+    """The arena whose only result was an absent player's loss crowned 1st, 2nd, 3rd at 0 points, the entrants with no
+    result at all (rated higher) above the one with a recorded 0."""
+    t = arena()
+    ann, ben = people("ann", "ben")
+    for user in (ann, ben):
+        services.join(tournament_id=t.pk, user=user)
+    Entrant.objects.filter(tournament=t, user=ann).update(rating=1900)
+    Entrant.objects.filter(tournament=t, user=ben).update(rating=1400)
+    services.tick()
+    match = current(t, ann)
+    assert match is not None
+    snap = load(match.pk)
+    assert snap is not None
+    absent = snap.seats[sorted(must_act_of(snap, state_of(snap)))[0]].user_id
+    run_change(match.pk, decide_timeout, bot=None, now=timezone.now() + timedelta(minutes=30))
+    finish_arena(t)
+    played, idle = entrant(t, absent), Entrant.objects.exclude(user_id=absent).get(tournament=t)
+    assert (played.score, played.place, idle.score, idle.place) == (0, 1, 0, None)
+    rows = queries.standings(t)
+    assert [row.user_id for row in rows] == [played.user_id, idle.user_id]  # a recorded 0 above no result
+    assert [row.user_id for row in queries.podium(rows, t)] == [played.user_id]
+    page = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    podium = re.search(r'<ol class="podium">.*?</ol>', page, re.S)
+    assert podium is not None and re.findall(r'data-user="(\w+)"', podium.group(0)) == [played.user.username]
+
+
+def test_an_arena_in_which_nobody_played_says_so_instead_of_a_podium() -> None:
+    t = arena()
+    for user in people("ann", "ben", "cat"):
+        services.join(tournament_id=t.pk, user=user)
+        services.pause(tournament_id=t.pk, user=user)  # away all along: never paired
+    services.tick()
+    assert not Match.objects.filter(tournament_game__tournament=t).exists()
+    finish_arena(t)
+    assert list(Entrant.objects.filter(tournament=t).values_list("place", flat=True)) == [None] * 3
+    assert queries.podium(queries.standings(t), t) == []
+    page = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    assert "No game was played in this tournament" in page and '<ol class="podium">' not in page
