@@ -24,6 +24,7 @@ class StatsLine:
     name: str
     stats: PlayerStats
     best_label: str
+    average_label: str  # "Average penalty points"
     extras: list[tuple[str, str]]  # (label, value as said: "5 points")
     rank: int | None = None  # on the game's leaderboard
     best_win: tuple[str, str, float] | None = None  # (name, profile URL, their rating then)
@@ -48,6 +49,11 @@ def _best_label(game: str) -> str:
     return f"{'Fewest' if info.lower_is_better else 'Most'} {info.score_label} in a match"
 
 
+def _average_label(game: str) -> str:
+    """"Average penalty points": the game's own word for its score."""
+    return f"Average {GAMES[game].score_label}"
+
+
 def _extras(row: PlayerStats) -> list[tuple[str, str]]:
     """The game's own figures the player has, labelled by its kit."""
     return [(figure.label, figure.text(row.extras[figure.key])) for figure in GAMES[row.game].figures
@@ -61,7 +67,8 @@ def profile_stats(user: User) -> dict[str, Any]:
     wins = queries.best_wins(user=user) if not user.is_bot else {}
     ranks = queries.leaderboard_ranks(list(rows.values()), user)
     lines = [
-        StatsLine(game=slug, name=info.name, stats=rows[slug], best_label=_best_label(slug), extras=_extras(rows[slug]),
+        StatsLine(game=slug, name=info.name, stats=rows[slug], best_label=_best_label(slug),
+                  average_label=_average_label(slug), extras=_extras(rows[slug]),
                   rank=ranks.get(slug), best_win=wins.get(slug))
         for slug, info in GAMES.items()
         if slug in rows and rows[slug].played

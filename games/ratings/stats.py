@@ -99,8 +99,8 @@ def table_game(mine: SeatFacts, others: list[tuple[SeatFacts, glicko2.Rating]]) 
     by place averaged, against the opponents' average rating (their deviations' root mean square). Each opponent
     weighs 1/(n-1), so a match moves a rating exactly as one two-player game against an opponent of the table's
     average rating would with that score: last place is that game lost, sole first that game won. (Glicko-2 with
-    each pairing weighted 1/(n-1) instead was measured to move up to 15 times further at mixed tables: a pairing
-    far from one's rating informs the deviation little, so the step grows; bench/README.md.) At a table of two it
+    each pairing weighted 1/(n-1) instead moved up to 30 times further at mixed tables: a pairing far from one's
+    rating informs the deviation little, so the step grows; bench/multiplayer_ratings.py.) At a table of two it
     is the one game itself."""
     count = len(others)
     rating = sum(r.rating for _, r in others) / count

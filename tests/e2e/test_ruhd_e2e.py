@@ -226,7 +226,7 @@ def test_two_people_play_a_whole_game_by_clicking_while_a_spectator_watches(brow
             assert ("You won" in outcome_ana) == (winners == [0])
             assert ("You won" in outcome_ben) == (winners == [1])
         scores = match.result["scores"]
-        assert watcher.locator("#status .final-scores").inner_text() == f"Ana: {scores[0]} · Ben: {scores[1]}"
+        assert watcher.locator("#status .final-scores").inner_text() == f"Points: Ana {scores[0]} · Ben {scores[1]}"
         assert {"select", "cover"} <= set(shots)
         ana.screenshot(path=str(ARTIFACTS / "ruhd-end-ana.png"), full_page=True)
         ben.screenshot(path=str(ARTIFACTS / "ruhd-end-ben-phone.png"), full_page=True)

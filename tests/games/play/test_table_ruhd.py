@@ -205,8 +205,10 @@ async def test_people_and_a_spectator_play_a_whole_game(
         assert "Game over" in section(html, "board")
         status = section(html, "status")
         winners = match.result["winners"]
-        if viewer is not None and viewer in winners:
-            assert "You won." in status or "shared the win." in status
+        if match.result["draw"]:  # every seat shares the first place
+            assert "A draw." in status
+        elif viewer is not None and viewer in winners:
+            assert "You won." in status or "shared first place." in status
         elif len(winners) == 1:
             assert f"{NAMES[winners[0]]} won." in status
 
