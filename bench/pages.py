@@ -240,7 +240,7 @@ def place_seeks(count: int) -> None:
     from django.utils import timezone
 
     from accounts.models import User
-    from games.lobby.pools import POOLS
+    from games.pool.pools import POOLS
     from games.models import Seek
 
     Seek.objects.all().delete()

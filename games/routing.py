@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .lobby.consumer import NotifyConsumer
+from .notify.consumer import NotifyConsumer
 from .play.socket import MatchConsumer
 
 websocket_urlpatterns = [

@@ -1,7 +1,7 @@
 from django.urls import path
 
+from .challenges import views as challenge
 from .history import views as history
-from .lobby import challenge_views as challenge
 from .lobby import views as lobby
 from .play import views as play
 from .ratings import views as ratings

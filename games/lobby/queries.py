@@ -1,17 +1,17 @@
-"""The lobby's reads: its three lists for a person (their matches, those waiting for players, those to watch)."""
+"""The lobby's reads: its three lists for a person (their matches, those waiting for players, those to watch, the
+best-rated first)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from statistics import fmean
 
 from django.db.models import Prefetch, QuerySet
 
 from accounts.models import Viewer
 
-from ..catalog import GAMES
 from ..models import Match, Seat
 from ..play.wording import distinct_names
+from ..ratings.read import ratings_of
 
 # What the lobby's lists show of a match and its players: its game, status, players and links. The rest (the
 # state, options, result and clock JSON, decoded for every match listed; the players' passwords and emails)
@@ -89,46 +89,46 @@ def named(matches: list[Match]) -> list[Match]:
 
 def lobby_lists(user: Viewer) -> dict[str, list[Match]]:
     """The lobby's three lists for this person (the page, and its socket as matches open and fill)."""
-    from . import watch  # "Watch", best-rated first (it reads the lists' seats as these do)
-
     return {
         "open_matches": named(open_matches(user)), "my_matches": named(my_matches(user)),
-        "watch_matches": named(watch.watchable_matches(user)),
+        "watch_matches": named(watchable_matches(user)),
     }
 
 
+# ---------------------------------------------------------------------------------------------
+# "Watch": public matches in progress with their players' ratings, the best-rated tables first (lichess's
+# "current games")
+
+SCANNED = 100  # the most recent matches in progress, of which the best-rated are listed
+
+
 def watchable_matches(user: Viewer, limit: int = 20) -> list[Match]:
-    """Public matches in progress, newest first (the person's own are listed elsewhere)."""
+    """Public matches in progress (the person's own are listed elsewhere), each with seat_ratings (seat index ->
+    the player's rating in the game, whole), best-rated first: by their players' mean rating.
+
+    Four queries and one a game: the candidates' ids, their seated players, those people's ratings in each game
+    (a bot's is its level's, games.ratings.read), then the listed matches and their seats with their players."""
     matches = Match.objects.filter(status=Match.Status.ACTIVE, is_public=True)
     if user.is_authenticated:
         matches = matches.exclude(seats__user=user)
-    return list(_with_seat_list(matches.order_by("-started_at"))[:limit])
-
-
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """A match in progress waiting on this person's move."""
-
-    match_id: int
-    game: str
-    since: datetime | None  # when its turn began
-
-    @property
-    def game_name(self) -> str:
-        return GAMES[self.game].name
-
-
-def waiting_for(user: Viewer, *, besides: int | None = None) -> list[Waiting]:
-    """The matches in progress that wait on this person, longest waiting first, but `besides` (one query, no game
-    loaded: Match.waiting_on says whose move it is)."""
-    if not user.is_authenticated:
+    candidates = dict(matches.order_by("-started_at").values_list("pk", "game")[:SCANNED])
+    if not candidates:
         return []
-    seats = Seat.objects.filter(user=user, substitute__isnull=True, match__status=Match.Status.ACTIVE)
-    if besides is not None:
-        seats = seats.exclude(match_id=besides)
-    rows = (seats
-            .values_list("index", "match_id", "match__game", "match__waiting_on", "match__turn_started_at"))
-    waiting = [Waiting(match_id, game, since) for index, match_id, game, on, since in rows if index in (on or [])]
-    return sorted(waiting, key=lambda w: (w.since is None, w.since, w.match_id))
+    seated = list(Seat.objects.filter(match_id__in=list(candidates), user__isnull=False).select_related("user")
+                  .only("match_id", "index", "user__id", "user__is_bot", "user__bot_level"))
+    players = [(seat.match_id, seat.index, seat.user) for seat in seated if seat.user is not None]
+    ratings: dict[str, dict[int, float]] = {
+        game: ratings_of(game, {user for match_id, _, user in players if candidates[match_id] == game})
+        for game in set(candidates.values())}
+    by_match: dict[int, dict[int, int]] = {}
+    for match_id, index, user in players:
+        by_match.setdefault(match_id, {})[index] = round(ratings[candidates[match_id]][user.pk])
+    order = list(candidates)  # newest first: the tie-break
+    best = sorted(order, key=lambda pk: (-fmean(by_match[pk].values()) if by_match.get(pk) else 0.0,
+                                         order.index(pk)))[:limit]
+    rows = {match.pk: match for match in _with_seat_list(Match.objects.filter(pk__in=best))}
+    listed = [rows[pk] for pk in best if pk in rows]
+    for match in listed:
+        match.seat_ratings = by_match.get(match.pk, {})
+        match.mean_rating = fmean(match.seat_ratings.values()) if match.seat_ratings else 0.0
+    return listed

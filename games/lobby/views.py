@@ -13,19 +13,19 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from ..catalog import GAMES
+from ..challenges.queries import open_challenges
 from ..play.create import create_match as create
 from ..play.decide import decide_abandon
 from ..play.seating import decide_cancel, decide_join, decide_leave
 from ..play.snapshot import Player, ServiceError
 from ..play.sync import run_change
+from ..pool.grid import quick_html
 from ..results import Outcome, Termination
 from ..tournaments.live import lobby_html as tournaments_html
 from ..web import HtmxRequest, SignedInRequest
 from . import page
-from .challenges import open_challenges
 from .forms import CreateMatchForm, all_forms
 from .invites import remember_join
-from .quick import quick_html
 
 
 @require_GET

@@ -18,7 +18,7 @@ class Seek(models.Model):
     A paired row is kept (the latest per person and game) for "never the same two twice in a row"."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    pool = models.CharField(max_length=40)  # games.lobby.pools.Pool.key: "gomori-2-none"
+    pool = models.CharField(max_length=40)  # games.pool.pools.Pool.key: "gomori-2-none"
     game = models.CharField(max_length=20, choices=GAME_CHOICES)
     rating = models.FloatField()  # the person's rating in the game when they sat down to wait
     # Who they sat with in their latest match of the game (user ids): not paired with them again while a third waits.

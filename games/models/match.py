@@ -92,7 +92,7 @@ class Match(models.Model):
     my_turn: bool
     turn_text: str
     seat_names: list[str]  # the lobby's lists: its seats' names as the table gives them
-    seat_ratings: dict[int, int]  # the lobby's "Watch" (games.lobby.watch)
+    seat_ratings: dict[int, int]  # the lobby's "Watch" (games.lobby.queries)
     mean_rating: float
 
     class Meta:

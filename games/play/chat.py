@@ -7,9 +7,8 @@ from __future__ import annotations
 import time
 import unicodedata
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
@@ -26,24 +25,13 @@ from .frames import Unreadable, int_field
 from .news import match_group
 from .page import render_fragment
 from .snapshot import ServiceError, Snapshot
-
-if TYPE_CHECKING:
-    from .owner import LiveMatch
+from .types import Line
 
 MAX_LENGTH = 300
 HISTORY = 50  # the lines a page opens with
 # A person may send BURST lines at once, then one every 1 / RATE seconds (across all their sockets).
 BURST = 5
 RATE = 0.5
-
-
-@dataclass(frozen=True)
-class Line:
-    id: int
-    user_id: int
-    name: str
-    text: str
-    room: str
 
 
 def clean_text(raw: Any) -> str:
@@ -127,13 +115,21 @@ def seats_two_people(snap: Snapshot) -> bool:
     return sum(1 for seat in snap.seats if seat.player is None or not seat.player.is_bot) >= 2
 
 
+class LiveTable(Protocol):
+    """What the chat needs of the live match it is part of (games.play.owner.LiveMatch)."""
+
+    snap: Snapshot
+
+    async def chat(self, line: Line, *, publish: bool = True) -> None: ...
+
+
 class ChatSocket(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ships no types
     """A match socket's part in the chat: its room, the lines it posts and is shown, the people it muted."""
 
     seat: int | None
     user_id: int | None
     match_id: int
-    live: LiveMatch | None
+    live: LiveTable | None
     muted: frozenset[int]
 
     async def send_error(self, message: str) -> None:

@@ -17,13 +17,13 @@ import orjson
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
-from .chat import Line
 from .news import match_group
 from .owner import LiveMatch
 from .presence import attendance
 from .snapshot import Change, Player, Presence, Snapshot
 from .store import commit, load
 from .tasks import raise_if_cancelled
+from .types import Line
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import orjson
 from channels.db import database_sync_to_async
@@ -24,22 +24,36 @@ from django.utils import timezone
 from ..engines.base import Engine, View
 from ..layers import send_to_others
 from .bot_accounts import takeover_bot
-from .chat import Line
 from .decide import Decider, decide_bot_turn, decide_stats, decide_timeout
 from .news import announce, match_group
 from .page import RenderCache
 from .presence import attendance, presence_beat, presence_close, presence_open
-from .snapshot import Player, Presence, ServiceError, Snapshot, State, Status, engine_of, state_of
+from .snapshot import Change, Player, Presence, ServiceError, Snapshot, State, Status, engine_of, state_of
 from .store import load
 from .tasks import raise_if_cancelled
-
-if TYPE_CHECKING:
-    from .hub import Hub
+from .types import Line
 
 log = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 15.0
 RELOADS = 5  # fence failures in a row before a change gives up (only under heavy contention)
+
+
+class Writer(Protocol):
+    async def write(self, change: Change) -> bool: ...
+
+
+class Hub(Protocol):
+    """What a live match needs of this process's hub (games.play.hub.Hub): its writer, and its channel on the
+    layer (None until it listens; `alone`: the in-memory layer, no other process to tell)."""
+
+    alone: bool
+    channel: str | None
+
+    @property
+    def writer(self) -> Writer: ...
+
+    async def drop(self, live: LiveMatch) -> None: ...
 
 
 class Viewer(Protocol):

@@ -136,16 +136,6 @@ class MatchConsumer(ChatSocket, SessionBound):
     async def ended(self) -> None:
         await self.leave()
 
-    async def turns_changed(self, event: dict[str, Any]) -> None:
-        """News for the notification sockets (accounts.sessions.notices_group, which a table does not join): one
-        sent to the person's whole group by a process not yet restarted onto that group is dropped here."""
-
-    async def notify_html(self, event: dict[str, Any]) -> None:
-        """Likewise: for the notification sockets only."""
-
-    async def challenges_changed(self, event: dict[str, Any]) -> None:
-        """Likewise (games.lobby.challenges)."""
-
     async def leave(self) -> None:
         live, self.live = self.live, None
         if live is not None:

@@ -10,8 +10,8 @@ from django import template
 
 from accounts.models import User
 
-from ..lobby.challenges import open_challenges
-from ..lobby.queries import waiting_for
+from ..challenges.queries import open_challenges
+from ..notify.queries import waiting_for
 from ..ratings.profile import profile_stats
 from ..tournaments.queries import tournaments_of
 
@@ -44,12 +44,12 @@ def notify_socket(context: dict[str, Any]) -> dict[str, Any]:
             "query": socket_query(context)}
 
 
-@register.inclusion_tag("games/lobby/_challenge_form.html", takes_context=True)
+@register.inclusion_tag("games/challenges/_challenge_form.html", takes_context=True)
 def challenge_form(context: dict[str, Any], other: User) -> dict[str, Any]:
     """"Challenge" on a person's profile: a game and a clock (games.lobby.challenges); nothing on one's own or a
     bot's, a sentence when they refuse challenges."""
     from ..catalog import GAMES
-    from ..lobby.pools import CLOCKS
+    from ..pool.pools import CLOCKS
 
     viewer = context.get("user")
     shown = viewer is not None and viewer.is_authenticated and viewer.pk != other.pk and not other.is_bot

@@ -14,8 +14,8 @@ from django.utils import timezone
 from accounts.models import User, Viewer
 
 from ..catalog import GAMES
-from ..lobby.pools import clock_label
 from ..models import Entrant, Match, Seat, Tournament, TournamentGame
+from ..pool.pools import clock_label
 from . import points, services
 
 LIST_LIMIT = 30

@@ -26,6 +26,7 @@ from accounts.models import User
 from ..catalog import GAMES
 from ..locks import advisory_xact_lock
 from ..models import Entrant, Match, Seat, Tournament, TournamentBye, TournamentGame
+from ..notify.goto import send_to_match
 from ..play.clock import clock_spec
 from ..play.create import create_table
 from ..play.snapshot import ServiceError
@@ -264,10 +265,8 @@ def _make_table(tournament: Tournament, entrants: list[Entrant], *, round: int, 
 
 
 def _announce(tournament_id: int, made: list[tuple[Match, list[int]]]) -> None:
-    from ..lobby.pairing import go_to
-
     for match, user_ids in made:
-        go_to(match, user_ids)
+        send_to_match(match, user_ids)
     news.changed(tournament_id)
 
 

@@ -15,9 +15,9 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 
 from games.catalog import GAMES
-from games.lobby.pools import USUAL_PLAYERS
 from games.models import Tournament
 from games.play.snapshot import ServiceError
+from games.pool.pools import USUAL_PLAYERS
 from games.tournaments import services
 
 

@@ -10,7 +10,7 @@ from django.test import Client
 from factories import make_match, make_user
 
 from games.bots import LEVEL_RATINGS
-from games.lobby.watch import watchable_matches
+from games.lobby.queries import watchable_matches
 from games.models import PlayerStats
 from games.play.create import SeatSpec, create_match
 

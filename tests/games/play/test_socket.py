@@ -579,7 +579,7 @@ async def test_turn_cues_go_to_the_notification_sockets_and_never_through_a_tabl
 ) -> None:
     """The cues go to the person's notices group, which only notification sockets join: a table socket (which
     has its own news) is never handed one to drop (on Redis each costs trips to it and a decode)."""
-    from games.lobby.consumer import NotifyConsumer
+    from games.notify.consumer import NotifyConsumer
     from games.play.socket import MatchConsumer
 
     heard: list[str] = []

@@ -1,5 +1,5 @@
 """Quick pairing's rules, pure (no database, no clock of its own): who sits with whom among the people waiting in
-one pool, at a given moment. games.lobby.pairing loads a pool's seekers under its lock, asks `tables`, and seats
+one pool, at a given moment. games.pool.pairing loads a pool's seekers under its lock, asks `tables`, and seats
 the tables it answers.
 
 - Nearest ratings first: of all the tables that could be made now, the one with the smallest spread of ratings is

@@ -1,4 +1,4 @@
-"""Quick pairing over the lobby's socket (games.lobby.quick_socket) through the real ASGI application: a click
+"""Quick pairing over the lobby's socket (games.pool.socket) through the real ASGI application: a click
 sits the person down (the grid says so, and how many others wait), a second click gets them up, the socket
 closing (leaving the page) gets them up, and two people seated together each get the frame that moves their
 pages to the match."""

@@ -1,4 +1,4 @@
-"""The notification socket's part in challenges (mixed into games.lobby.consumer.NotifyConsumer): a challenge to
+"""The notification socket's part in challenges (mixed into games.notify.consumer.NotifyConsumer): a challenge to
 or from this person came, was answered or withdrawn, so the notices (every page) and the lobby's list of
 challenges are drawn again; and again when the next one expires, so an expired notice leaves by itself."""
 
@@ -9,10 +9,9 @@ import contextlib
 from typing import Any
 
 from channels.db import database_sync_to_async
-from django.conf import settings
 from django.template.loader import render_to_string
 
-from .challenges import notices_html, open_challenges
+from .queries import notices_html, open_challenges
 
 
 def _drawn(user: Any, lobby: bool, csrf: str) -> tuple[str, float | None]:
@@ -20,25 +19,25 @@ def _drawn(user: Any, lobby: bool, csrf: str) -> tuple[str, float | None]:
     notices = open_challenges(user)
     html = notices_html(user)
     if lobby:
-        html += render_to_string("games/lobby/_challenges.html", {"challenges": notices, "csrf_token": csrf})
+        html += render_to_string("games/challenges/_challenges.html", {"challenges": notices, "csrf_token": csrf})
     soonest = min((n.seconds_left for n in notices), default=None)
     return html, (soonest + 0.5 if soonest is not None else None)
 
 
 class ChallengeNotices:
-    """Needs: self.scope, self.send, self.lobby."""
+    """Needs: self.scope, self.send, self.lobby (a lobby page's socket), self.csrf()."""
 
     scope: dict[str, Any]
     lobby: bool
     send: Any
+    csrf: Any
     challenge_expiry: asyncio.Task[None] | None = None
 
     async def challenges_changed(self, event: dict[str, Any]) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             return
-        csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
-        html, expires_in = await database_sync_to_async(_drawn)(user, getattr(self, "lobby", False), csrf)
+        html, expires_in = await database_sync_to_async(_drawn)(user, self.lobby, self.csrf())
         await self.send(text_data=html)
         self.challenges_stop()
         if expires_in is not None:

@@ -1,4 +1,4 @@
-"""Quick pairing's rules (games.lobby.matchmaking), pure: nearest ratings first, the range widening with waiting
+"""Quick pairing's rules (games.pool.matchmaking), pure: nearest ratings first, the range widening with waiting
 (±100, ±200 after 10 s, anyone after 30 s), never the same two twice in a row while a third waits. Time is
 given, never slept: every seeker's `since` and the decision's `now` are chosen here."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from games.lobby.matchmaking import Seeker, tables, window
+from games.pool.matchmaking import Seeker, tables, window
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

@@ -1,4 +1,4 @@
-"""Challenges, the service and its reads: one person asks another to a match of a game with a clock (from the
+"""Challenges, the service: one person asks another to a match of a game with a clock (from the
 other's profile or a history's names); the other sees it live on every page (a notice with Accept and Decline,
 sent over their notification sockets) and after a reload; accepting makes the match and sends both to it; it
 ends when declined, withdrawn, or after CHALLENGE_MINUTES. A person may refuse all challenges (their profile).
@@ -9,25 +9,23 @@ the same transaction, so a challenge accepted twice at once (two tabs, two proce
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
-from django.db.models import Q
-from django.template.loader import render_to_string
 from django.utils import timezone
 
-from accounts.models import User, Viewer
+from accounts.models import User
 from accounts.sessions import notices_group
 
 from ..catalog import GAMES
 from ..models import Challenge, Match, Seek
+from ..notify.goto import send_to_match
 from ..play.create import create_table
 from ..play.snapshot import ServiceError
-from . import pairing
-from .pools import clock_label, clock_of
+from ..pool import pairing
+from ..pool.pools import clock_of
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +90,7 @@ def accept(user: User, challenge_id: int, *, now: datetime | None = None) -> Mat
         match = create_table(game=row.game, people=[challenger, user], clock=row.clock, rated=row.rated)
         row.status, row.match = Challenge.Status.ACCEPTED, match
         row.save(update_fields=["status", "match"])
-    pairing.go_to(match, [row.challenger_id, row.challenged_id])
+    send_to_match(match, [row.challenger_id, row.challenged_id])
     changed([row.challenger_id, row.challenged_id])
     pairing.announce_pools()
     return match
@@ -116,45 +114,6 @@ def _close(user: User, challenge_id: int, *, by: str, status: str, now: datetime
         row.save(update_fields=["status"])
     changed([row.challenger_id, row.challenged_id])
     return row
-
-
-# ---------------------------------------------------------------------------------------------
-# Reads
-
-
-@dataclass(frozen=True)
-class Notice:
-    id: int
-    incoming: bool  # to this person (Accept, Decline) or from them (Withdraw)
-    other_name: str
-    other_url: str
-    game_name: str
-    clock_label: str
-    rated: bool
-    seconds_left: int
-
-
-def open_challenges(user: Viewer, now: datetime | None = None) -> list[Notice]:
-    """This person's open challenges, to them and from them, newest first (one query)."""
-    if not user.is_authenticated:
-        return []
-    now = now or timezone.now()
-    rows = (Challenge.objects.filter(Q(challenged_id=user.pk) | Q(challenger_id=user.pk), status=OPEN,
-                                     expires_at__gt=now)
-            .select_related("challenger", "challenged").order_by("-created_at")[:20])
-    notices = []
-    for row in rows:
-        incoming = row.challenged_id == user.pk
-        other = row.challenger if incoming else row.challenged
-        notices.append(Notice(row.pk, incoming, other.name, other.get_absolute_url(), GAMES[row.game].name,
-                              clock_label(row.clock), row.rated, int((row.expires_at - now).total_seconds())))
-    return notices
-
-
-def notices_html(user: Viewer, now: datetime | None = None) -> str:
-    """#challenge-notices: the incoming challenges' notices, on every page (templates/games/_notify.html)."""
-    notices = [notice for notice in open_challenges(user, now) if notice.incoming]
-    return render_to_string("games/lobby/_challenge_notices.html", {"notices": notices})
 
 
 def changed(user_ids: list[int]) -> None:

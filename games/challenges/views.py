@@ -12,7 +12,8 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from ..play.snapshot import ServiceError
 from ..web import SignedInRequest
-from . import challenges
+from . import services as challenges
+from .queries import notices_html
 
 
 @login_required
@@ -32,7 +33,7 @@ def make_challenge(request: SignedInRequest, username: str) -> HttpResponse:
 def _answered(request: SignedInRequest, *, to: str = "play") -> HttpResponse:
     """A notice's button (htmx) gets the notices drawn again; the lobby's form goes back to the lobby."""
     if request.htmx:
-        return HttpResponse(challenges.notices_html(request.user))
+        return HttpResponse(notices_html(request.user))
     return redirect(to)
 
 

@@ -11,7 +11,9 @@ from django.test import Client
 from django.utils import timezone
 from factories import make_user
 
-from games.lobby import challenges, pairing
+from games.challenges import services as challenges
+from games.challenges.queries import open_challenges
+from games.pool import pairing
 from games.models import Challenge, Match, Seat, Seek
 from games.play.snapshot import ServiceError
 
@@ -71,8 +73,8 @@ def test_declined_withdrawn_and_expired_challenges_make_no_match() -> None:
 
     now = timezone.now()
     third = challenges.challenge(alice, bob, game="gomori", clock="none", now=now)
-    assert challenges.open_challenges(bob, now + timedelta(minutes=4))
-    assert not challenges.open_challenges(bob, now + timedelta(minutes=challenges.CHALLENGE_MINUTES))
+    assert open_challenges(bob, now + timedelta(minutes=4))
+    assert not open_challenges(bob, now + timedelta(minutes=challenges.CHALLENGE_MINUTES))
     with pytest.raises(ServiceError, match="expired"):
         challenges.accept(bob, third.pk, now=now + timedelta(minutes=challenges.CHALLENGE_MINUTES, seconds=1))
     assert not Match.objects.exists()

@@ -1,8 +1,8 @@
-"""The lobby socket's part in quick pairing (mixed into games.lobby.consumer.NotifyConsumer): the grid's clicks
+"""The lobby socket's part in quick pairing (mixed into games.notify.consumer.NotifyConsumer): the grid's clicks
 arrive here, the seek belongs to this socket (closing it, by leaving the page, withdraws it), and while its
 person waits the socket asks for the pool to be decided again at the moments their range widens (10 s, 30 s),
 redraws the grid when the offer of a bot comes due, and keeps the seek fresh. Every decision is
-games.lobby.pairing's, in the database; nothing here holds a lock or a pool."""
+games.pool.pairing's, in the database; nothing here holds a lock or a pool."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ..jinja import render_block
 from ..models import Seek
 from ..play.snapshot import ServiceError
 from . import matchmaking, pairing
-from .quick import TEMPLATE, quick_html
+from .grid import TEMPLATE, quick_html
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Quick pairing as a service (games.lobby.pairing): seeks in the database, the one pairing decision, the offer
+"""Quick pairing as a service (games.pool.pairing): seeks in the database, the one pairing decision, the offer
 after waiting alone, and the bot level offered. Time is injected (`now`), never slept."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from django.utils import timezone
 from factories import make_match, make_user
 
 import games.bots
-from games.lobby import pairing
-from games.lobby.pools import POOLS
+from games.pool import pairing
+from games.pool.pools import POOLS
 from games.models import Match, PlayerStats, Seat, Seek
 from games.play.snapshot import ServiceError
 

@@ -4,13 +4,13 @@ Pairing is one decision in one place, `pair_pool`: in one transaction it takes t
 transaction-level advisory lock on the pool's key, so two processes decide a pool one after the other, each
 seeing what the other seated; SQLite: the IMMEDIATE transaction already serialises every writer), claims the
 waiting seeks with SELECT ... FOR UPDATE SKIP LOCKED (a seek being withdrawn at that moment is passed by),
-asks the pure rules (games.lobby.matchmaking) which tables to make, creates them full and dealt, and marks the
+asks the pure rules (games.pool.matchmaking) which tables to make, creates them full and dealt, and marks the
 seeks paired. A person waits in one pool at a time (a unique index over waiting seeks), so no two decisions can
 seat one person twice. No lock lives in memory: any process may decide any pool.
 
 After the commit each seated person's pages go to the new match (a frame on their notification sockets) and the
 lobbies redraw the grid's counts. Who triggers a decision: a seek arriving, and the socket that made a seek at
-the moments its range widens (games.lobby.consumer); `now` is injectable for the rules' clock.
+the moments its range widens (games.notify.consumer); `now` is injectable for the rules' clock.
 """
 
 from __future__ import annotations
@@ -23,15 +23,14 @@ from datetime import datetime, timedelta
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
-from django.template.loader import render_to_string
 from django.utils import timezone
 
 import games.bots
 from accounts.models import User
-from accounts.sessions import notices_group
 
 from ..locks import advisory_xact_lock
 from ..models import Match, Seat, Seek
+from ..notify.goto import send_to_match
 from ..play.create import create_table
 from ..play.news import LOBBY_GROUP
 from ..play.snapshot import ServiceError
@@ -152,7 +151,7 @@ def pair_pool(key: str, *, now: datetime | None = None) -> list[Match]:
             made.append((match, [p.pk for p in people]))
     if made:
         for match, user_ids in made:
-            go_to(match, user_ids)
+            send_to_match(match, user_ids)
         announce_pools()
     return [match for match, _ in made]
 
@@ -189,31 +188,13 @@ def start_now(user: User, key: str, *, bots: bool, now: datetime | None = None) 
         level = level_near(pool.game, mine.rating)
         match = create_table(game=pool.game, people=people, bots=(level,) * empty, clock=pool.clock)
         _seat(match, [mine.pk, *(row.pk for row in others)], [p.pk for p in people], now)
-    go_to(match, [p.pk for p in people])
+    send_to_match(match, [p.pk for p in people])
     announce_pools()
     return match
 
 
 # ---------------------------------------------------------------------------------------------
 # News, after the commit
-
-
-def go_html(match: Match) -> str:
-    """The frame that moves a page to its new match (site.js follows #notify-go's data-go)."""
-    return render_to_string("games/lobby/_go.html", {"url": match.get_absolute_url()})
-
-
-def go_to(match: Match, user_ids: list[int]) -> None:
-    """Every page of these people goes to the match (their notification sockets, in any process)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    html = go_html(match)
-    for user_id in user_ids:
-        try:
-            async_to_sync(layer.group_send)(notices_group(user_id), {"type": "notify.html", "html": html})
-        except Exception:  # the match stands; their lobby lists it under "Your matches"
-            log.exception("could not send %s to match %s", user_id, match.pk)
 
 
 def announce_pools() -> None:

@@ -1,0 +1,68 @@
+"""A person's notification socket, open on every page, put together from each feature's socket part: "your turn"
+cues from their matches and the frame that sends their pages to a new match (here); quick pairing's grid
+(games.pool.socket) and challenges' notices (games.challenges.socket); with ?lobby=1 the lobby's lists
+(games.lobby.socket); with ?analysis=<match id> a replay's analysis as it runs (games.review.socket); with
+?tournament=<id> a tournament's page (games.tournaments.socket). Anyone may watch the lobby, a public replay and a
+public tournament; cues are for signed-in people."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.template.loader import render_to_string
+
+from accounts.sessions import SessionBound
+
+from ..challenges.socket import ChallengeNotices
+from ..lobby.socket import LobbyLists
+from ..pool.socket import QuickPairingSocket
+from ..review.socket import AnalysisFollow
+from ..tournaments.socket import TournamentFollow
+from .queries import waiting_for
+
+
+class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisFollow, TournamentFollow,
+                     SessionBound):
+    async def connect(self) -> None:
+        await self.join_user_group(notices=True)
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        # The match page this socket is on, if any: its own turn is said by its table, not by the header.
+        here = (query.get("here") or [""])[0]
+        self.here = int(here) if here.isdigit() and len(here) < 10 else None
+        await self.lobby_connect(query)
+        await self.analysis_connect(query)
+        await self.tournament_connect(query)
+        await self.accept()
+        await self.tournament_accepted()
+
+    async def disconnect(self, code: int) -> None:
+        await self.leave_user_group()
+        await self.lobby_disconnect()
+        await self.analysis_disconnect()
+        await self.tournament_disconnect()
+        await self.quick_disconnect()
+        await self.challenges_disconnect()
+
+    def csrf(self) -> str:
+        """The page's CSRF secret (the cookie this socket came with), for the forms the parts draw."""
+        return str(self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, ""))
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Only the lobby's quick-pairing grid speaks on this socket (games.pool.socket)."""
+        await self.quick_receive(text_data)
+
+    async def notify_html(self, event: dict[str, Any]) -> None:
+        """A fragment for this person's pages as it is: the frame that sends them to a new match
+        (games.notify.goto), an analysis's progress (games.review.news)."""
+        await self.send(text_data=event["html"])
+
+    async def turns_changed(self, event: dict[str, Any]) -> None:
+        """A match became this person's turn, or stopped being it (games.play.news): the header's "your turn"
+        is drawn again from the matches waiting on them, and the lobby's list says whose turn it is."""
+        user = self.scope.get("user")
+        waiting = await database_sync_to_async(waiting_for)(user, besides=self.here)
+        await self.send(text_data=render_to_string("games/_turn_cue.html", {"waiting": waiting}))
+        await self.lobby_changed(event)

@@ -1,0 +1,34 @@
+"""The one road that sends a person's open pages to a match they were just seated at (quick pairing, an accepted
+challenge, a tournament's pairing): a frame on their notification sockets, in any process, which site.js follows."""
+
+from __future__ import annotations
+
+import logging
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.template.loader import render_to_string
+
+from accounts.sessions import notices_group
+
+from ..models import Match
+
+log = logging.getLogger(__name__)
+
+
+def go_html(match: Match) -> str:
+    """The frame that moves a page to its new match (site.js follows #notify-go's data-go)."""
+    return render_to_string("games/notify/_go.html", {"url": match.get_absolute_url()})
+
+
+def send_to_match(match: Match, user_ids: list[int]) -> None:
+    """Every open page of these people goes to the match (their notification sockets, in any process)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    html = go_html(match)
+    for user_id in user_ids:
+        try:
+            async_to_sync(layer.group_send)(notices_group(user_id), {"type": "notify.html", "html": html})
+        except Exception:  # the match stands; their lobby lists it under "Your matches"
+            log.exception("could not send %s to match %s", user_id, match.pk)

@@ -1,0 +1,86 @@
+"""The notification socket's part in tournaments (games.notify.consumer): a tournament page's socket (?tournament=,
+&code= for a private one) joins its group when the person may see it, and redraws the public fragments (drawn once
+per process for every socket on it: games.tournaments.live.REDRAWS) and the person's own box as it changes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from channels.db import database_sync_to_async
+
+from . import live, news
+from .queries import visible
+
+log = logging.getLogger(__name__)
+
+
+class TournamentFollow:
+    """Needs: self.scope, self.channel_name, self.channel_layer, self.send, self.csrf()."""
+
+    scope: dict[str, Any]
+    channel_name: str
+    channel_layer: Any
+    send: Any
+    csrf: Any
+    tournament: int | None = None
+    tournament_task: asyncio.Task[None] | None = None
+    tournament_heard = 0.0  # when the latest change was heard (the loop's clock)
+
+    async def tournament_connect(self, query: dict[str, list[str]]) -> None:
+        """Join the tournament's group when the person may see its page (before the socket is accepted)."""
+        raw = (query.get("tournament") or [""])[0]
+        # What this socket's page shows: a fragment is sent again only when it changed, so a button the person is
+        # pressing is not swapped under their pointer for an identical one when someone else's change comes.
+        self.tournament_shown: dict[str, str] = {}
+        if not raw.isdigit() or len(raw) >= 10:
+            return
+        code = (query.get("code") or [""])[0][:64]
+        found = await database_sync_to_async(visible)(int(raw), self.scope.get("user"), code)
+        if found is None:
+            return
+        await self.channel_layer.group_add(news.group(found.pk), self.channel_name)
+        self.tournament = int(found.pk)
+        # The page was drawn a moment ago: its own box is this one.
+        self.tournament_shown["mine"] = await database_sync_to_async(live.mine_html)(
+            self.tournament, self.scope["user"], self.csrf())
+
+    async def tournament_accepted(self) -> None:
+        if self.tournament is not None:  # a reconnect catches up with what changed meanwhile
+            await self.tournament_changed({"id": self.tournament})
+
+    async def tournament_disconnect(self) -> None:
+        if self.tournament is not None:
+            await self.channel_layer.group_discard(news.group(self.tournament), self.channel_name)
+        if self.tournament_task is not None:
+            self.tournament_task.cancel()
+
+    async def tournament_changed(self, event: dict[str, Any]) -> None:
+        """The tournament changed (games.tournaments.news): its public fragments, drawn once for this process's
+        sockets, then this person's own box; a burst is sent once, and a change heard after a drawing began
+        reading is sent again after it."""
+        if self.tournament is None or event.get("id") != self.tournament:
+            return
+        self.tournament_heard = asyncio.get_running_loop().time()
+        if self.tournament_task is None or self.tournament_task.done():
+            self.tournament_task = asyncio.ensure_future(self._send_tournament())
+
+    async def _send_tournament(self) -> None:
+        tournament = self.tournament
+        assert tournament is not None
+        began = float("-inf")
+        while self.tournament_heard >= began:
+            try:
+                began, public = await live.REDRAWS.get(tournament)
+                mine = await database_sync_to_async(live.mine_html)(tournament, self.scope["user"], self.csrf())
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the page keeps what it shows; the next change draws it again
+                log.exception("could not draw tournament %s", tournament)
+                return
+            changed = [html for part, html in (("public", public), ("mine", mine))
+                       if self.tournament_shown.get(part) != html]
+            self.tournament_shown.update(public=public, mine=mine)
+            if changed:
+                await self.send(text_data="".join(changed))
