@@ -19,6 +19,8 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from games.moderation import suspend_user, unsuspend_user
+
 from .avatars import AvatarError, process_avatar
 from .forms import refuse_taken_names
 from .models import User
@@ -163,8 +165,6 @@ class UserAdmin(DjangoUserAdmin):
             self._reinstate(request, user)
 
     def _suspend(self, request: HttpRequest, user: User) -> None:
-        from games.moderation import suspend_user
-
         done = suspend_user(user)
         summary = (f"signed out of {done['sessions']} session(s), {done['ended']} match(es) in progress ended "
                    f"with their loss, left {done['left']} waiting match(es)")
@@ -172,8 +172,6 @@ class UserAdmin(DjangoUserAdmin):
         messages.success(request, f"Suspended {user.username}: {summary}.")
 
     def _reinstate(self, request: HttpRequest, user: User) -> None:
-        from games.moderation import unsuspend_user
-
         unsuspend_user(user)
         self.log_change(request, user, "Moderation: suspension lifted.")
         messages.success(request, f"{user.username} may sign in again.")

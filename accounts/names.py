@@ -45,6 +45,7 @@ def prototypes() -> dict[str, str]:
     the direction is read back: a source has one link, to its prototype; a prototype has one link per source.
     A pair linked only to each other is mapped both onto the smaller one (ASCII first), which tells the same
     two apart from everything else."""
+    # Imported here: the confusables table is large, and only the first name check of a process needs it.
     from confusable_homoglyphs.confusables import confusables_data
 
     def clean(text: str) -> str:

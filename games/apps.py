@@ -6,10 +6,17 @@ class GamesConfig(AppConfig):
     name = "games"
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401  (post_migrate: the bot accounts; post_save: names on live tables)
+        # Imported here, not at the top: start-up order (they import the models, which need the app registry).
+        from . import (
+            endings,
+            signals,  # noqa: F401  (post_migrate: the bot accounts; post_save: names on live tables)
+        )
         from .lobby import invites  # noqa: F401  (sign-in: the seat a signed-out person chose)
         from .play import scheduler, stats_due
-        from .tournaments import record, services  # noqa: F401  (a tournament match's end counts it)
+        from .tournaments import services
+
+        # Who hears a match's end, and when (games/endings.py).
+        endings.connect()
 
         # Tournaments start, pair and end on time in every process (and go on after a restart).
         scheduler.every(1.0, services.tick)

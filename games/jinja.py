@@ -160,6 +160,8 @@ def fragments_environment() -> Environment:
     """The environment Django's Jinja2 backend made (settings.TEMPLATES)."""
     global _environment
     if _environment is None:
+        # Imported here: start-up order (this module is the Jinja2 backend's environment factory, which Django's
+        # template engines import while they are being set up).
         from django.template import engines
 
         _environment = engines["jinja2"].env  # type: ignore[attr-defined]  # the Jinja2 backend has .env

@@ -23,8 +23,9 @@ from .play.finish import end_with_loser
 from .play.seating import decide_leave
 from .play.snapshot import Change, ServiceError, Snapshot, State, Status
 from .play.sync import run_change
-from .ratings import stats
+from .ratings import rebuild
 from .results import Termination
+from .signals import check_sessions
 from .tournaments import services as tournament_services
 
 
@@ -75,7 +76,7 @@ def annul_result(match_id: int) -> Snapshot:
         snap = run_change(match_id, decide_annul)
         FinishedMatch.objects.filter(match_id=match_id).delete()
         assert snap.finished_at is not None
-        stats.recompute_game(snap.game, since=(snap.finished_at, snap.id))
+        rebuild.recompute_game(snap.game, since=(snap.finished_at, snap.id))
         for tournament_id in tournament_services.tournaments_of_match([match_id]):
             tournament_services.rebuild(tournament_id)
     return snap
@@ -104,8 +105,6 @@ def end_live_matches(user: User) -> tuple[int, int]:
 def sign_out_everywhere(user: User) -> int:
     """Delete every session of this person (the number deleted); their open sockets check their session
     and close (games.signals.check_sessions)."""
-    from .signals import check_sessions
-
     store_class = import_module(settings.SESSION_ENGINE).SessionStore
     deleted = 0
     transaction.on_commit(lambda: check_sessions(user.pk))

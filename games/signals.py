@@ -18,13 +18,14 @@ from django.dispatch import receiver
 
 from accounts.sessions import user_group
 
+from .play import news
+from .play.bot_accounts import ensure_bot_accounts
+
 
 @receiver(post_migrate)
 def create_bot_accounts(sender: Any, **kwargs: Any) -> None:
     if getattr(sender, "name", "") != "games":
         return
-    from .play.bot_accounts import ensure_bot_accounts
-
     ensure_bot_accounts(using=kwargs.get("using", "default"))
 
 
@@ -41,9 +42,7 @@ def player_changed(sender: Any, instance: Any, created: bool, update_fields: Any
         transaction.on_commit(lambda: check_sessions(instance.pk))
     if update_fields is not None and not SHOWN_FIELDS & set(update_fields):
         return
-    from .play.news import player_changed as changed
-
-    changed(user_id=instance.pk)
+    news.player_changed(user_id=instance.pk)
 
 
 @receiver(user_logged_out)

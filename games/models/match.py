@@ -82,6 +82,7 @@ class Match(models.Model):
     # the lobby's links.
     seat_list: list[Seat]
     occupied: list[Seat]
+    bot_seats: list[Seat]  # games.history.listing's rebuild
     replay_moves: list[Move]
     page_url: str
     join_url: str

@@ -4,12 +4,10 @@ constant-time check."""
 from __future__ import annotations
 
 import hmac
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from accounts.models import Viewer
+from accounts.models import Viewer
 
-    from ..models import Match
+from ..models import Match
 
 
 def code_matches(given: object, invite_code: str) -> bool:

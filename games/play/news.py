@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from accounts.sessions import notices_group
@@ -87,8 +88,6 @@ def player_changed(*, user_id: int) -> None:
     layer = get_channel_layer()
     if layer is None or not ids:
         return
-    from django.contrib.auth import get_user_model
-
     player = Player.of(get_user_model().objects.get(pk=user_id))
     for match_id in ids:
         message = {"type": "match.player", "id": match_id, "player": orjson.dumps(player).decode()}

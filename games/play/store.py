@@ -19,8 +19,6 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from ..models import Match, Move, Seat
-from ..ratings import stats
-from ..review import jobs
 from . import events
 from .seating import start_if_full
 from .snapshot import NOTES_KEPT, Change, Player, SeatInfo, Snapshot, State, Status, must_act_of
@@ -117,6 +115,7 @@ def _json_param(value: Any) -> Any:
     """A JSON column's value, encoded by orjson: the state is most of what a move writes, and the standard
     library's encoder was a tenth of a move's cost at 100 matches."""
     if connection.vendor == "postgresql":
+        # Imported here: psycopg is loaded only by a process that runs on PostgreSQL.
         from psycopg.types.json import Jsonb
 
         return Jsonb(value, dumps=_json_text)
@@ -174,23 +173,14 @@ def write(change: Change, now: datetime) -> bool:
                     user_id=new.user_id, joined_at=new.joined_at, final_score=new.final_score, place=new.place,
                     substitute_id=new.substitute.user_id if new.substitute else None,
                 )
-    if after.status == Status.FINISHED and change.before.status != Status.FINISHED:
-        # A rated match's analysis is queued in the same transaction (one row; a worker runs it later), and its
-        # history listing written. Its statistics are not: they follow in a change of their own once the end is
-        # shown (records_stats).
-        jobs.enqueue_finished(after.id, rated=after.rated, players=after.players,
-                              people=sum(1 for seat in after.seats if seat.player and not seat.player.is_bot))
-        stats.listing(match_id=after.id, game=after.game, finished_at=after.finished_at, is_public=after.is_public,
-                      with_bots=any(seat.player is not None and seat.player.is_bot for seat in after.seats),
-                      ).save(force_insert=True)
     if change.records_stats:
-        ratings = stats.record_finished(Match.objects.get(pk=after.id))
-        if ratings:  # the result box shows what the match did to each rating: it travels with the result
-            result = {**(after.result or {}), "ratings": ratings}
+        additions = events.recorded(after.id)
+        if additions:  # the result box shows what the match did to each rating: it travels with the result
+            result = {**(after.result or {}), **additions}
             Match.objects.filter(pk=after.id).update(result=result)
             change.after = replace(after, result=result)
     if change.before.status not in _ENDED and change.after.status in _ENDED:
-        events.match_ended.send(sender=__name__, snap=change.after)
+        events.ended(change.after)
     return True
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from ..catalog import GAMES
 from ..results import Outcome, Termination
 
 # Third-person verbs of the engines' sentences, and their second-person forms; a game's own verbs are in its kit
@@ -35,8 +36,6 @@ def _verbs() -> tuple[dict[str, str], re.Pattern[str]]:
     """Every verb (the common ones and each game's), and the viewer's token (marked \\x00) followed by one of
     them, directly or after "and" in the same sentence ("You played the K♣: turned the 5♥ face-down, and play
     again": a colon does not end the sentence, a full stop or a semicolon does)."""
-    from ..catalog import GAMES
-
     verbs = dict(COMMON_VERBS)
     for kit in GAMES.values():
         verbs.update(kit.log_verbs)

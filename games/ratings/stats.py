@@ -1,12 +1,9 @@
 """Per-player results, statistics and Glicko-2 ratings, kept up to date as matches finish.
 
-`record_finished(match)` runs in a transaction of its own just after the one that finishes a match
-(games.play.store: the end is written and shown first; Match.stats_due marks the matches whose figures are
-still to be written, and the runner's sweep writes them after a crash), so a page view never recomputes them.
-`rebuild_all()` recomputes everything from the match records with the same pure step (`apply_match`), match by match
-in the order they finished, so a rebuild gives exactly what the incremental updates gave.
-`recompute_game(game, since=...)` does the same for one game, after a result was annulled
-(games.moderation): an annulled match (result["annulled"]) counts for nothing, here and in a rebuild.
+`on_recorded(match_id)` counts a finished match in the change that follows its end (games.play.events: the end is
+written and shown first; Match.stats_due marks the matches whose figures are still to be written, and the runner's
+sweep writes them after a crash), so a page view never recomputes them. The pure step, `apply_match`, is the one
+games.ratings.rebuild replays for a rebuild or an annulment.
 """
 
 from __future__ import annotations
@@ -14,14 +11,10 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Any
 
-from django.db import transaction
-from django.db.models import F, Prefetch, Q, QuerySet
-
 from ..catalog import GAMES
-from ..models import FinishedMatch, Match, Move, PlayerResult, PlayerStats, Seat
+from ..models import Match, Move, PlayerResult, PlayerStats, Seat
 from ..results import SeatOutcome, Termination, outcomes_by_place
 from . import glicko2
 from .facts import MatchFacts, MatchRecord, MoveLoader, SeatFacts
@@ -229,21 +222,6 @@ def _move_loader(match_id: int) -> MoveLoader:
     return load
 
 
-def listing(*, match_id: int, game: str, finished_at: datetime | None, is_public: bool,
-            with_bots: bool) -> FinishedMatch:
-    """The site-wide history's row of a finished match: written in the transaction that ends it
-    (games.play.store), so the history lists a match as soon as its end is shown; only the figures follow."""
-    assert finished_at is not None, "only a finished match is listed"
-    return FinishedMatch(match_id=match_id, game=game, finished_at=finished_at, is_public=is_public,
-                         with_bots=with_bots)
-
-
-def listing_for(match: Match, seats: Iterable[Seat]) -> FinishedMatch:
-    """The listing of a stored match (a rebuild)."""
-    return listing(match_id=match.pk, game=match.game, finished_at=match.finished_at, is_public=match.is_public,
-                   with_bots=any(seat.user is not None and seat.user.is_bot for seat in seats))
-
-
 def rating_changes(results: list[PlayerResult], stats: dict[int, PlayerStats]) -> list[dict[str, Any]]:
     """What a rated match did to each person's rating, as its result box shows it ("1512 → 1524, +12"):
     [{"seat", "before", "after", "provisional"}] with whole ratings; provisional as the leaderboard says."""
@@ -269,8 +247,6 @@ def record_finished(match: Match) -> list[dict[str, Any]]:
     if PlayerResult.objects.filter(match_id=match.pk).exists():
         return []
     seats = list(Seat.objects.filter(match_id=match.pk, user__isnull=False).select_related("user").order_by("index"))
-    # A match that ended before listings were written with the end has none yet (no-op otherwise).
-    FinishedMatch.objects.bulk_create([listing_for(match, seats)], ignore_conflicts=True)
     if not seats:
         return []
     facts = match_facts(match, seats, _move_loader(match.pk))
@@ -289,135 +265,8 @@ def record_finished(match: Match) -> list[dict[str, Any]]:
     return rating_changes(results, stats)
 
 
-def _box(match: Match, changes: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The match's result with these rating changes, or None when it already says them (a result box stays true
-    after an earlier match stopped counting: games.moderation's annulment, rebuild_stats)."""
-    result = dict(match.result or {})
-    if (result.get("ratings") or []) == changes:
-        return None
-    if changes:
-        result["ratings"] = changes
-    else:
-        result.pop("ratings", None)
-    return result
-
-
-def _write_boxes(boxes: dict[int, dict[str, Any]]) -> None:
-    # A new version: a live copy of a finished match reloads its result.
-    for match_id, result in boxes.items():
-        Match.objects.filter(pk=match_id).update(result=result, version=F("version") + 1)
-
-
-def counted_matches() -> QuerySet[Match]:
-    """The finished matches that count in the statistics, in the order they finished: all but the annulled."""
-    return (
-        Match.objects.filter(status=Match.Status.FINISHED, finished_at__isnull=False)
-        # has_key too: without it, SQL's NULL for a missing key would exclude every match that has none.
-        .exclude(Q(result__has_key="annulled") & Q(result__annulled=True))
-        .order_by("finished_at", "pk")
-    )
-
-
-def _with_seats_and_moves(matches: QuerySet[Match]) -> QuerySet[Match]:
-    occupied = Seat.objects.filter(user__isnull=False).select_related("user").order_by("index")
-    needs_moves = [slug for slug, game in GAMES.items() if game.stats_needs_moves]
-    replayed = Move.objects.filter(match__game__in=needs_moves).only("match_id", "seat", "action").order_by("number")
-    # The attributes are declared on Match (for the code that reads them), which the stubs' plugin sees as
-    # redefinitions.
-    return matches.prefetch_related(  # type: ignore[no-redef]
-        Prefetch("seats", queryset=occupied, to_attr="occupied"),
-        # Only the replayed games' moves come back: one query per batch of matches.
-        Prefetch("moves", queryset=replayed, to_attr="replay_moves"),
-    )
-
-
-def _facts_of(match: Match) -> MatchFacts:
-    recorded = [(move.seat, move.action) for move in match.replay_moves]
-    return match_facts(match, match.occupied, lambda: recorded)
-
-
-def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
-    """Recompute every result row and statistics row from the finished matches; (matches, rows) counted."""
-    stats: dict[str, dict[int, PlayerStats]] = {}
-    matches = _with_seats_and_moves(counted_matches())
-    count = 0
-    with transaction.atomic():
-        # Every finished match is counted here, those whose statistics were still due too (a crash between a
-        # match's end and its statistics): none is left for the sweep to count again. Every result box gets the
-        # rating changes counted now where they differ from those it shows (its own statistics step never ran, or
-        # an earlier match stopped counting).
-        Match.objects.filter(stats_due=True).update(stats_due=False)
-        boxes: dict[int, dict[str, Any]] = {}
-        PlayerResult.objects.all().delete()
-        PlayerStats.objects.all().delete()
-        FinishedMatch.objects.all().delete()
-        pending: list[PlayerResult] = []
-        listings: list[FinishedMatch] = []
-        for match in matches.iterator(chunk_size=batch_size):
-            seats = match.occupied
-            listings.append(listing_for(match, seats))
-            count += 1
-            if seats:
-                results = apply_match(_facts_of(match), stats.setdefault(match.game, {}))
-                pending.extend(results)
-                box = _box(match, rating_changes(results, stats[match.game]))
-                if box is not None:
-                    boxes[match.pk] = box
-            if len(pending) >= batch_size or len(listings) >= batch_size:
-                PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
-                FinishedMatch.objects.bulk_create(listings, batch_size=batch_size)
-                pending, listings = [], []
-        PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
-        FinishedMatch.objects.bulk_create(listings, batch_size=batch_size)
-        rows = [row for per_game in stats.values() for row in per_game.values()]
-        PlayerStats.objects.bulk_create(rows, batch_size=batch_size)
-        _write_boxes(boxes)
-    return count, len(rows)
-
-
-def recompute_game(game: str, *, since: tuple[datetime, int] | None = None, batch_size: int = 1000) -> int:
-    """Recompute one game's results and statistics from its counted matches, after one stopped counting
-    (an annulled result); the number of players whose figures changed.
-
-    A rating depends on every earlier rated match of the game, the opponents' too, so the figures are
-    replayed from the game's first match with the same pure step as a rebuild, and equal what they would
-    have been had the annulled match never counted. Only what can have changed is written: the result rows
-    of the matches finished at or after `since` (the annulled match's (finished_at, id)), and the
-    statistics rows that differ. The game's statistics rows are locked first, so a match of this game that
-    finishes meanwhile waits, then adds itself on top of the recomputed figures (record_finished).
-    """
-    with transaction.atomic():
-        locked = PlayerStats.objects.select_for_update(of=("self",)).filter(game=game).select_related("user")
-        current = {row.user_id: row for row in locked.order_by("user_id")}
-        stats: dict[int, PlayerStats] = {}
-        pending: list[PlayerResult] = []
-        boxes: dict[int, dict[str, Any]] = {}
-        # A match whose statistics are still due adds itself later, on top (record_finished), as one finishing now.
-        counted = counted_matches().filter(game=game, stats_due=False)
-        for match in _with_seats_and_moves(counted).iterator(chunk_size=batch_size):
-            if not match.occupied:
-                continue
-            results = apply_match(_facts_of(match), stats)
-            if since is None or (match.finished_at, match.pk) >= since:
-                pending.extend(results)
-                # The later result boxes say what the match did to the ratings, counted without the annulled one.
-                box = _box(match, rating_changes(results, stats))
-                if box is not None:
-                    boxes[match.pk] = box
-        stale = PlayerResult.objects.filter(game=game)
-        if since is not None:
-            stale = stale.filter(Q(finished_at__gt=since[0]) | Q(finished_at=since[0], match_id__gte=since[1]))
-        stale.delete()
-        PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
-        changed = 0
-        for user_id, old in current.items():
-            # A player whose only matches stopped counting goes back to a fresh start.
-            new = stats.pop(user_id, None) or new_stats(user_id, game, old.user.is_bot, old.user.bot_level)
-            if any(getattr(old, name) != getattr(new, name) for name in STATS_FIELDS):
-                new.pk = old.pk
-                new.save(update_fields=STATS_FIELDS)
-                changed += 1
-        # Rows missing only if a match finished in between: written anew.
-        PlayerStats.objects.bulk_create(stats.values(), batch_size=batch_size)
-        _write_boxes(boxes)
-        return changed + len(stats)
+def on_recorded(match_id: int) -> dict[str, Any]:
+    """The match's end is shown: count it in the results, statistics and ratings (once: games.play.events); what
+    it did to each rating joins its result, for the result box."""
+    changes = record_finished(Match.objects.get(pk=match_id))
+    return {"ratings": changes} if changes else {}

@@ -23,6 +23,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from ..models import AnalysisJob, Match
+from ..play.snapshot import Snapshot, Status
 
 State = AnalysisJob.State
 DEFAULT_LEASE = dt.timedelta(seconds=120)  # far above one decision's seconds (bench/ANALYSIS.md: at most ~2 s)
@@ -74,12 +75,18 @@ def enqueue(match: Match, *, by: Any = None) -> AnalysisJob:
 
 
 def enqueue_finished(match_id: int, *, rated: bool, players: int, people: int) -> None:
-    """A match has just finished (called inside the transaction that records it, games.play.store.write): a
-    rated match with a person in it gets its analysis queued. One INSERT, nothing analysed here: the move that
+    """A rated match with a person in it gets its analysis queued. One INSERT, nothing analysed here: the move that
     ended the match is not slowed by its analysis."""
     if not rated or players < 2 or people < 1:
         return
     AnalysisJob.objects.bulk_create([AnalysisJob(match_id=match_id)], ignore_conflicts=True)
+
+
+def on_end(snap: Snapshot) -> None:
+    """A match ended (inside the transaction that writes the end, games.play.events): a finished one is queued."""
+    if snap.status == Status.FINISHED:
+        enqueue_finished(snap.id, rated=snap.rated, players=snap.players,
+                         people=sum(1 for seat in snap.seats if seat.player and not seat.player.is_bot))
 
 
 # ---------------------------------------------------------------------------------------------------------

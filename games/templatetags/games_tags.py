@@ -10,8 +10,10 @@ from django import template
 
 from accounts.models import User
 
+from ..catalog import GAMES
 from ..challenges.queries import open_challenges
 from ..notify.queries import waiting_for
+from ..pool.pools import CLOCKS
 from ..ratings.profile import profile_stats
 from ..tournaments.queries import tournaments_of
 
@@ -46,11 +48,8 @@ def notify_socket(context: dict[str, Any]) -> dict[str, Any]:
 
 @register.inclusion_tag("games/challenges/_challenge_form.html", takes_context=True)
 def challenge_form(context: dict[str, Any], other: User) -> dict[str, Any]:
-    """"Challenge" on a person's profile: a game and a clock (games.lobby.challenges); nothing on one's own or a
+    """"Challenge" on a person's profile: a game and a clock (games.challenges); nothing on one's own or a
     bot's, a sentence when they refuse challenges."""
-    from ..catalog import GAMES
-    from ..pool.pools import CLOCKS
-
     viewer = context.get("user")
     shown = viewer is not None and viewer.is_authenticated and viewer.pk != other.pk and not other.is_bot
     return {"shown": shown, "other": other, "games": [(slug, info.name) for slug, info in GAMES.items()],

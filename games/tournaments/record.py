@@ -4,20 +4,18 @@ with its end, whatever process ends it), and after the commit the tournament goe
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from django.db import transaction
-from django.dispatch import receiver
 from django.utils import timezone
 
-from ..play.events import match_ended
+from ..play.snapshot import Snapshot
 from . import news, services
 
 log = logging.getLogger(__name__)
 
 
-@receiver(match_ended)
-def count_tournament_match(sender: Any, snap: Any, **kwargs: Any) -> None:
+def on_end(snap: Snapshot) -> None:
+    """A match ended (inside the transaction that writes the end, games.play.events): a tournament match counts."""
     tournament_id = services.count_ended(
         snap.id, result=snap.result, seat_users=[seat.user_id for seat in snap.seats],
         places=[seat.place for seat in snap.seats], now=snap.finished_at or timezone.now(),

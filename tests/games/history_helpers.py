@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import playing
+from django.core.management import call_command
 from django.utils import timezone
 
 from games.catalog import GAMES
 from games.engines import get_engine
 from games.models import FinishedMatch, Match, PlayerResult, PlayerStats, Seat
 from games.play.create import SeatSpec, create_match
-from games.ratings import stats
 
 SLUGS = ("gomori", "columbo", "ruhd", "rummy")
 
@@ -99,7 +99,7 @@ def bulk_finished_matches(count: int, people: Sequence[Any], bots: Sequence[Any]
             seats.append(Seat(match=match, index=index, user=user, final_score=scores[index], place=place,
                               joined_at=match.started_at))
     Seat.objects.bulk_create(seats, batch_size=2000)
-    stats.rebuild_all()
+    call_command("rebuild_stats", verbosity=0)
     return matches
 
 

@@ -1,4 +1,5 @@
-"""manage.py rebuild_stats: recompute every result, statistic and rating from the finished matches."""
+"""manage.py rebuild_stats: recompute every result, statistic and rating, and the history's listings, from the
+finished matches."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import time
 from typing import Any
 
 from django.core.management.base import BaseCommand
+from django.db import transaction
 
-from games.ratings.stats import rebuild_all
+from games.history.listing import rebuild_listings
+from games.ratings.rebuild import rebuild_all
 
 
 class Command(BaseCommand):
@@ -21,7 +24,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         started = time.monotonic()
-        matches, rows = rebuild_all(batch_size=max(1, options["batch_size"]))
+        batch = max(1, options["batch_size"])
+        with transaction.atomic():
+            rebuild_listings(batch_size=batch)
+            matches, rows = rebuild_all(batch_size=batch)
         elapsed = time.monotonic() - started
         self.stdout.write(self.style.SUCCESS(
             f"Rebuilt the statistics of {rows} player-game rows from {matches} finished matches in {elapsed:.1f} s."

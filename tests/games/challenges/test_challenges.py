@@ -13,9 +13,9 @@ from factories import make_user
 
 from games.challenges import services as challenges
 from games.challenges.queries import open_challenges
-from games.pool import pairing
 from games.models import Challenge, Match, Seat, Seek
 from games.play.snapshot import ServiceError
+from games.pool import pairing
 
 pytestmark = pytest.mark.django_db
 

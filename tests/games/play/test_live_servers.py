@@ -4,7 +4,8 @@
   goes on after a restart (SQLite, and PostgreSQL + Redis in the scale-out CI pass);
 - two processes on PostgreSQL + Redis: players on different processes play a whole match, a bot moves
   exactly once a turn, and a rename shows on both;
-- kill -9 between a match's end and its statistics (PostgreSQL): counted exactly once after the restart.
+- kill -9 between a match's end and its statistics (PostgreSQL): counted exactly once after the restart; what
+  hears the end with it (games/endings.py: the history, a tournament, the analysis queue) was written with it.
 """
 
 from __future__ import annotations
@@ -20,15 +21,18 @@ import psycopg
 import pytest
 import websockets
 from channels.db import database_sync_to_async
+from django.contrib.auth import get_user_model
 from django.db import connection
+from django.utils import timezone
 from openings import play_openings
 from servers import Daphne, database_url, server_env, session_cookie, until
 
 from games.engines import get_engine
-from games.models import FinishedMatch, Match, Move, PlayerResult, PlayerStats
+from games.models import AnalysisJob, Entrant, FinishedMatch, Match, Move, PlayerResult, PlayerStats
 from games.play import stats_due
 from games.play.create import SeatSpec, create_match
-from games.ratings.stats import rebuild_all
+from games.ratings.rebuild import rebuild_all
+from games.tournaments import services as tournament_services
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -235,6 +239,63 @@ async def test_kill_9_between_a_match_s_end_and_its_statistics_counts_them_once_
     await database_sync_to_async(rebuild_all)()
     assert await database_sync_to_async(ratings_of)() == figures
     assert await counted(match.pk) == (False, 1, 2, [1, 1])
+
+
+@postgres_only
+async def test_a_match_s_end_is_heard_with_it_by_the_history_tournament_and_analysis_and_after_it_by_ratings(
+    alice: Any, bob: Any, tmp_path: Path,
+) -> None:
+    """games/endings.py declares who hears a match's end and when: killed between the two moments, the subscribers
+    of the end itself (the history's listing, the tournament's count, the analysis queue) are all written with it,
+    the ratings not yet; after a restart the ratings count it once."""
+    def arena_match() -> tuple[int, int]:
+        staff = get_user_model().objects.create_user(username="staff", password="x", is_staff=True)
+        arena = tournament_services.create_tournament(
+            creator=staff, kind="arena", game="gomori", clock_key="5+3", minutes=30, starts_at=timezone.now(),
+            table_size=2)
+        for user in (alice, bob):
+            tournament_services.join(tournament_id=arena.pk, user=user)
+        tournament_services.tick()
+        entrant = Entrant.objects.get(tournament=arena, user=alice)
+        assert entrant.match_id is not None
+        play_openings(Match.objects.get(pk=entrant.match_id))
+        return arena.pk, entrant.match_id
+
+    arena_id, match_id = await database_sync_to_async(arena_match)()
+    cookies = [await database_sync_to_async(session_cookie)(user) for user in (alice, bob)]
+    env = server_env()
+    server = await start(env, tmp_path / "daphne.log")
+    locker = await psycopg.AsyncConnection.connect(database_url(connection.settings_dict))
+    try:
+        await locker.execute(f"LOCK TABLE {PlayerResult._meta.db_table} IN ACCESS EXCLUSIVE MODE")
+        sock = await connect(server, match_id, cookies[1])
+        await sock.send(json.dumps({"op": "resign"}))
+        await until(sock, lambda m: "You resigned." in m)
+        await asyncio.sleep(0.3)
+        await asyncio.to_thread(server.kill)
+    finally:
+        await locker.rollback()
+        await locker.close()
+
+    @database_sync_to_async
+    def heard() -> tuple[int, list[str], list[str], bool, int]:
+        sheets = {e.user_id: [line["r"] for line in e.sheet] for e in Entrant.objects.filter(tournament_id=arena_id)}
+        return (FinishedMatch.objects.filter(match_id=match_id).count(), sheets[alice.pk], sheets[bob.pk],
+                AnalysisJob.objects.filter(match_id=match_id).exists(),
+                PlayerResult.objects.filter(match_id=match_id).count())
+
+    # With the end: listed, counted in the tournament (Bob resigned), queued for analysis; the ratings not yet.
+    assert await heard() == (1, ["w"], ["l"], True, 0)
+    server = await start(env, tmp_path / "daphne-restarted.log")
+    try:
+        sock = await connect(server, match_id, cookies[0])
+        await until(sock, lambda m: "rating-changes" in m, timeout=30)
+        await sock.close()
+    finally:
+        await asyncio.to_thread(server.stop)
+    # After it, once: and the end's own subscribers were not heard twice.
+    assert await heard() == (1, ["w"], ["l"], True, 2)
+    assert await counted(match_id) == (False, 1, 2, [1, 1])
 
 
 @database_sync_to_async

@@ -22,7 +22,7 @@ from games.play.decide import decide_resign, decide_stats
 from games.play.snapshot import Snapshot, state_of
 from games.play.store import commit, load
 from games.play.sync import run_change
-from games.ratings.stats import rebuild_all
+from games.ratings.rebuild import rebuild_all
 
 pytestmark = pytest.mark.django_db
 

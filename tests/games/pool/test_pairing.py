@@ -11,10 +11,10 @@ from django.utils import timezone
 from factories import make_match, make_user
 
 import games.bots
-from games.pool import pairing
-from games.pool.pools import POOLS
 from games.models import Match, PlayerStats, Seat, Seek
 from games.play.snapshot import ServiceError
+from games.pool import pairing
+from games.pool.pools import POOLS
 
 pytestmark = pytest.mark.django_db
 

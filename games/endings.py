@@ -1,0 +1,25 @@
+"""Who hears a match's end, and when: the one place that says it (games.play.events announces the end and knows
+none of them; lila's Finisher and the modules that listen on its bus).
+
+With the end, inside the transaction that writes it, so that a page opened at once is right and a crash cannot
+keep the end without them:
+- the history lists a finished match (games.history.listing);
+- a tournament counts its match and frees its players (games.tournaments.record; the tournament goes on after the
+  commit);
+- a rated match is queued for its analysis (games.review.jobs).
+Once the end is shown, in the match's own change that follows it (after a crash, the runner's sweep):
+- the statistics and ratings count it, once (games.ratings.stats); the rating changes join its result box.
+"""
+
+from __future__ import annotations
+
+from .history import listing
+from .play import events
+from .ratings import stats
+from .review import jobs
+from .tournaments import record
+
+
+def connect() -> None:
+    """Called once at start-up (games.apps)."""
+    events.subscribe(with_end=[listing.on_end, record.on_end, jobs.on_end], recorded=[stats.on_recorded])
