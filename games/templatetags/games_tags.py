@@ -15,7 +15,7 @@ from ..challenges.queries import open_challenges
 from ..notify.queries import waiting_for
 from ..pool.pools import CLOCKS
 from ..ratings.profile import profile_stats
-from ..tournaments.queries import tournaments_of
+from ..tournaments.display import tournaments_of
 
 register = template.Library()
 

@@ -18,7 +18,7 @@ from accounts.models import Viewer
 
 from ..models import Tournament
 from ..shared_draw import SharedDraw
-from . import queries
+from . import display
 
 PAGE = "games/tournaments/page.html"
 PUBLIC_PARTS = ("head", "standings", "playing", "podium")
@@ -29,19 +29,19 @@ COALESCE_SECONDS = 0.25
 def public_context(tournament: Tournament, *, now: datetime | None = None) -> dict[str, Any]:
     """What the public fragments show (one read of each)."""
     now = now or timezone.now()
-    rows = queries.standings(tournament)
+    rows = display.standings(tournament)
     return {
-        "head": queries.header(tournament, now=now),
+        "head": display.header(tournament, now=now),
         "standings": rows,
-        "playing": queries.playing(tournament),
-        "podium": queries.podium(rows, tournament),
+        "playing": display.playing(tournament),
+        "podium": display.podium(rows, tournament),
         "finished": tournament.status == Tournament.Status.FINISHED,
         "swiss": tournament.kind == Tournament.Kind.SWISS,
     }
 
 
 def mine_context(tournament: Tournament, user: Viewer, csrf_token: str, code: str = "") -> dict[str, Any]:
-    return {"tournament": tournament, "mine": queries.mine(tournament, user), "csrf_token": csrf_token,
+    return {"tournament": tournament, "mine": display.mine(tournament, user), "csrf_token": csrf_token,
             "code": code, "user": user}
 
 
@@ -68,7 +68,7 @@ REDRAWS: SharedDraw[int, str] = SharedDraw(public_html, delay=COALESCE_SECONDS)
 
 def lobby_html(user: Viewer, csrf_token: str) -> str:
     """The lobby's tournaments (#lobby-tournaments): running, then upcoming; the page and its socket draw it."""
-    lists = queries.tournament_lists(user, finished=False)
+    lists = display.tournament_lists(user, finished=False)
     return render_to_string("games/tournaments/_lobby.html", {
         "rows": [*lists["running"], *lists["upcoming"]][:10], "csrf_token": csrf_token,
         "signed_in": user.is_authenticated,

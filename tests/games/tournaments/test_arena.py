@@ -20,7 +20,7 @@ from games.play.decide import decide_resign, decide_timeout
 from games.play.snapshot import ServiceError, must_act_of, state_of
 from games.play.store import load
 from games.play.sync import run_change
-from games.tournaments import queries, services
+from games.tournaments import display, services
 
 # Real commits: a match's end pairs the next tables after its commit (transaction.on_commit).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -261,9 +261,9 @@ def test_a_podium_is_earned_a_recorded_zero_ranks_above_no_result_and_nobody_is_
     finish_arena(t)
     played, idle = entrant(t, absent), Entrant.objects.exclude(user_id=absent).get(tournament=t)
     assert (played.score, played.place, idle.score, idle.place) == (0, 1, 0, None)
-    rows = queries.standings(t)
+    rows = display.standings(t)
     assert [row.user_id for row in rows] == [played.user_id, idle.user_id]  # a recorded 0 above no result
-    assert [row.user_id for row in queries.podium(rows, t)] == [played.user_id]
+    assert [row.user_id for row in display.podium(rows, t)] == [played.user_id]
     page = Client().get(f"/tournaments/{t.pk}/").content.decode()
     podium = re.search(r'<ol class="podium">.*?</ol>', page, re.S)
     assert podium is not None and re.findall(r'data-user="(\w+)"', podium.group(0)) == [played.user.username]
@@ -278,6 +278,6 @@ def test_an_arena_in_which_nobody_played_says_so_instead_of_a_podium() -> None:
     assert not Match.objects.filter(tournament_game__tournament=t).exists()
     finish_arena(t)
     assert list(Entrant.objects.filter(tournament=t).values_list("place", flat=True)) == [None] * 3
-    assert queries.podium(queries.standings(t), t) == []
+    assert display.podium(display.standings(t), t) == []
     page = Client().get(f"/tournaments/{t.pk}/").content.decode()
     assert "No game was played in this tournament" in page and '<ol class="podium">' not in page

@@ -1,0 +1,356 @@
+"""What the tournament pages show, as display-ready data: the lists, one tournament's header, standings, matches
+being played and podium, a person's own entry, and a person's tournaments for their profile. Nothing here writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from accounts.models import User, Viewer
+
+from ..catalog import GAMES
+from ..models import Entrant, Match, Seat, Tournament, TournamentGame
+from ..pool.pools import clock_label
+from . import points, services
+
+LIST_LIMIT = 30
+RESULT_WORDS = {points.WIN: "Win", points.DRAW: "Draw", points.MIDDLE: "Middle place", points.LOSS: "Loss",
+                points.BYE: "Bye"}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The lists
+
+
+@dataclass(frozen=True)
+class ListRow:
+    """One tournament in a list: what it is, when, how many play, and whether the person is in it."""
+
+    id: int
+    url: str
+    name: str
+    game_name: str
+    kind_label: str
+    clock_label: str
+    length: str  # "30 min" or "5 rounds"
+    status: str
+    starts_at: datetime
+    ends_at: datetime | None
+    finished_at: datetime | None
+    players: int
+    private: bool
+    entered: bool
+    may_join: bool  # a public one the person may enter from a list (a private one needs its page's invite)
+
+
+def _listed(user: Viewer) -> QuerySet[Tournament]:
+    shown = Q(is_private=False)
+    if user.is_authenticated:
+        shown |= Q(created_by=user) | Q(entrants__user=user)
+    return (Tournament.objects.filter(pk__in=Tournament.objects.filter(shown).values("pk"))
+            .annotate(players=Count("entrants", filter=Q(entrants__withdrawn=False))))
+
+
+def _rows(tournaments: QuerySet[Tournament], user: Viewer) -> list[ListRow]:
+    found = list(tournaments)
+    entered: set[int] = set()
+    if user.is_authenticated and found:
+        entered = set(Entrant.objects.filter(user=user, withdrawn=False, tournament__in=[t.pk for t in found])
+                      .values_list("tournament_id", flat=True))
+    return [ListRow(
+        id=t.pk, url=t.get_absolute_url(), name=t.name, game_name=GAMES[t.game].name,
+        kind_label=t.get_kind_display(), clock_label=clock_label(t.clock), length=_length(t),
+        status=t.status, starts_at=t.starts_at, ends_at=services.ends_at(t), finished_at=t.finished_at,
+        players=getattr(t, "players", 0), private=t.is_private, entered=t.pk in entered,
+        may_join=(user.is_authenticated and not t.is_private and t.pk not in entered and _open(t, timezone.now())),
+    ) for t in found]
+
+
+def _open(t: Tournament, now: datetime) -> bool:
+    """Taking new players: before its start, or an arena before its end (services.join's rule)."""
+    if t.status == Tournament.Status.UPCOMING:
+        return True
+    end = services.ends_at(t)
+    return t.status == Tournament.Status.RUNNING and end is not None and now < end
+
+
+def _length(t: Tournament) -> str:
+    if t.kind == Tournament.Kind.ARENA:
+        return f"{t.minutes} min"
+    return f"{t.rounds} round{'s' if t.rounds != 1 else ''}"
+
+
+def tournament_lists(user: Viewer, *, finished: bool = True) -> dict[str, list[ListRow]]:
+    """Upcoming (soonest first), running, and (with `finished`) the latest finished tournaments this person may
+    see: the public ones, and the private ones they made or entered."""
+    listed = _listed(user)
+    lists = {
+        "upcoming": _rows(listed.filter(status=Tournament.Status.UPCOMING).order_by("starts_at")[:LIST_LIMIT], user),
+        "running": _rows(listed.filter(status=Tournament.Status.RUNNING).order_by("starts_at")[:LIST_LIMIT], user),
+    }
+    if finished:
+        lists["finished"] = _rows(listed.filter(status=Tournament.Status.FINISHED)
+                                  .order_by("-finished_at")[:LIST_LIMIT], user)
+    return lists
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# One tournament
+
+
+@dataclass(frozen=True)
+class Header:
+    """The page's header: what it is and where it stands."""
+
+    id: int
+    name: str
+    game: str
+    game_name: str
+    kind: str
+    kind_label: str
+    clock_label: str
+    length: str
+    status: str
+    status_label: str
+    starts_at: datetime
+    ends_at: datetime | None  # an arena's end (its countdown)
+    time_up: bool  # an arena past its end, its last matches finishing
+    round: int
+    rounds: int | None
+    table_size: int
+    rated: bool
+    private: bool
+    players: int
+    finished_at: datetime | None
+    now: datetime  # when it was read: the countdowns' text before the page's script takes over
+
+    @property
+    def starts_ms(self) -> int:
+        return int(self.starts_at.timestamp() * 1000)
+
+    @property
+    def ends_ms(self) -> int:
+        return int(self.ends_at.timestamp() * 1000) if self.ends_at else 0
+
+    @property
+    def starts_in(self) -> str:
+        return _clock_text((self.starts_at - self.now).total_seconds())
+
+    @property
+    def time_left(self) -> str:
+        return _clock_text((self.ends_at - self.now).total_seconds() if self.ends_at else 0)
+
+
+def _clock_text(seconds: float) -> str:
+    """"1:02:03", "4:05" (as static/js/tournament.js writes it)."""
+    whole = max(0, int(seconds + 0.999))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def header(tournament: Tournament, *, now: datetime | None = None) -> Header:
+    now = now or timezone.now()
+    end = services.ends_at(tournament)
+    players = Entrant.objects.filter(tournament=tournament, withdrawn=False).count()
+    return Header(
+        id=tournament.pk, name=tournament.name, game=tournament.game, game_name=GAMES[tournament.game].name,
+        kind=tournament.kind, kind_label=tournament.get_kind_display(), clock_label=clock_label(tournament.clock),
+        length=_length(tournament), status=tournament.status, status_label=tournament.get_status_display(),
+        starts_at=tournament.starts_at, ends_at=end,
+        time_up=tournament.status == Tournament.Status.RUNNING and end is not None and now >= end,
+        round=tournament.round, rounds=tournament.rounds, table_size=tournament.table_size,
+        rated=tournament.rated, private=tournament.is_private, players=players,
+        finished_at=tournament.finished_at, now=now,
+    )
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One result on a player's sheet: its letter, points, whether the streak doubled it, and its match."""
+
+    result: str
+    points: int
+    doubled: bool
+    match_id: int | None
+    title: str
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A line of the standings."""
+
+    rank: int
+    user_id: int
+    username: str
+    name: str
+    avatar_url: str
+    score: int
+    marks: list[Mark]
+    on_fire: bool
+    paused: bool
+    withdrawn: bool
+    playing: bool
+    buchholz: float | None
+    sonneborn: float | None
+    games: int = 0  # counted games (a bye is none)
+
+
+def _marks(sheet: list[dict[str, Any]]) -> list[Mark]:
+    marks = []
+    for line in sheet:
+        result, scored, doubled = str(line.get("r", "")), int(line.get("p", 0)), bool(line.get("x"))
+        title = f"{RESULT_WORDS.get(result, result)}: {scored} point{'s' if scored != 1 else ''}"
+        if doubled:
+            title += " (doubled: a win in a row)"
+        if line.get("round"):
+            title = f"Round {line['round']}: {title}"
+        marks.append(Mark(result, scored, doubled, line.get("m"), title))
+    return marks
+
+
+def standings(tournament: Tournament) -> list[Standing]:
+    """Every entrant in the standings' order (services.ordered), with their sheet as marks and the flame."""
+    swiss = tournament.kind == Tournament.Kind.SWISS
+    rows = []
+    for rank, entrant in enumerate(services.ordered(tournament), start=1):
+        user: User = entrant.user
+        tiebreak = list(entrant.tiebreak or [])
+        rows.append(Standing(
+            rank=entrant.place or rank, user_id=user.pk, username=user.username, name=user.name,
+            avatar_url=user.avatar_url, score=entrant.score, marks=_marks(entrant.sheet),
+            on_fire=not swiss and points.on_fire(entrant.streak), paused=entrant.paused, withdrawn=entrant.withdrawn,
+            playing=entrant.match_id is not None,
+            buchholz=float(tiebreak[0]) if swiss and len(tiebreak) > 0 else None,
+            sonneborn=float(tiebreak[1]) if swiss and len(tiebreak) > 1 else None,
+            games=services.counted_games(entrant.sheet),
+        ))
+    return rows
+
+
+@dataclass(frozen=True)
+class Playing:
+    """A tournament match in progress, to watch."""
+
+    match_id: int
+    url: str
+    players: list[str]
+    round: int
+
+
+def playing(tournament: Tournament) -> list[Playing]:
+    """The tournament's matches being played now, newest first, with the link to watch each (a private
+    tournament's matches are private: the link carries the match's code, for those who may see this page)."""
+    games = (TournamentGame.objects.filter(tournament=tournament, counted_at__isnull=True,
+                                           match__status=Match.Status.ACTIVE)
+             .select_related("match").order_by("-created_at", "-pk")[:50])
+    found = list(games)
+    names: dict[int, list[tuple[int, str]]] = {}
+    for match_id, index, username, display in (Seat.objects.filter(match_id__in=[g.match_id for g in found])
+                                               .values_list("match_id", "index", "user__username",
+                                                            "user__display_name")):
+        names.setdefault(match_id, []).append((index, display or username or "?"))
+    rows = []
+    for game in found:
+        url = game.match.get_absolute_url()
+        if not game.match.is_public:
+            url += f"?code={game.match.invite_code}"
+        rows.append(Playing(game.match_id, url, [n for _, n in sorted(names.get(game.match_id, []))], game.round))
+    return rows
+
+
+def podium(rows: list[Standing], tournament: Tournament) -> list[Standing]:
+    """The first three of a finished tournament among those with a counted game, in the standings' order (by
+    points, then its tie-break: services.ordered); nothing before the end, and nobody for games never played."""
+    if tournament.status != Tournament.Status.FINISHED:
+        return []
+    return [row for row in rows if row.games][:3]
+
+
+@dataclass(frozen=True)
+class Mine:
+    """The person's own place in the tournament: what their box shows and which buttons it offers."""
+
+    signed_in: bool
+    entered: bool
+    paused: bool
+    withdrawn: bool
+    match_url: str | None
+    score: int
+    may_join: bool
+    may_start: bool  # the creator of a private one, before its start
+    invite_url: str | None  # to entrants and the creator of a private one
+    join_code: str  # what the Join button posts for the creator of a private one (others come with the link's)
+    place: int | None = None  # their final place
+
+
+def mine(tournament: Tournament, user: Viewer, *, now: datetime | None = None) -> Mine:
+    """One query or two: the person's entry and what they may do now."""
+    now = now or timezone.now()
+    if not user.is_authenticated:
+        return Mine(False, False, False, False, None, 0, False, False, None, "")
+    entrant = Entrant.objects.filter(tournament=tournament, user=user).select_related("match").first()
+    running = tournament.status == Tournament.Status.RUNNING
+    end = services.ends_at(tournament)
+    arena_open = running and tournament.kind == Tournament.Kind.ARENA and end is not None and now < end
+    gone = entrant is not None and entrant.withdrawn
+    # services.join's rules: anyone before the start, anyone into an arena still running, and who withdrew back.
+    may_join = not user.is_bot and ((tournament.status == Tournament.Status.UPCOMING and entrant is None)
+                                    or (arena_open and (entrant is None or gone)) or (running and gone))
+    is_creator = tournament.created_by_id == user.pk
+    match_url = None
+    if entrant is not None and entrant.match is not None and entrant.match.status == Match.Status.ACTIVE:
+        match_url = entrant.match.get_absolute_url()
+    invite = None
+    if tournament.is_private and (entrant is not None or is_creator):
+        invite = f"{tournament.get_absolute_url()}?code={tournament.invite_code}"
+    return Mine(
+        signed_in=True, entered=entrant is not None, paused=bool(entrant and entrant.paused),
+        withdrawn=bool(entrant and entrant.withdrawn), match_url=match_url, score=entrant.score if entrant else 0,
+        may_join=may_join,
+        may_start=is_creator and tournament.is_private and tournament.status == Tournament.Status.UPCOMING,
+        invite_url=invite, join_code=tournament.invite_code if is_creator and tournament.is_private else "",
+        place=entrant.place if entrant else None,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# A person's tournaments (their profile)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A tournament someone played in, with their place (or how it stands)."""
+
+    url: str
+    name: str
+    game_name: str
+    kind_label: str
+    status: str
+    when: datetime
+    place: int | None
+    players: int
+    score: int
+
+
+def tournaments_of(person: User, viewer: Viewer, limit: int = 20) -> list[Entry]:
+    """A person's tournaments, newest first: the public ones to anyone, the private ones on their own profile."""
+    entries = (Entrant.objects.filter(user=person)
+               .exclude(tournament__status=Tournament.Status.CANCELLED)
+               .select_related("tournament").order_by("-tournament__starts_at")
+               .annotate(players=Count("tournament__entrants")))
+    if not (viewer.is_authenticated and viewer.pk == person.pk):
+        entries = entries.filter(tournament__is_private=False)
+    rows = []
+    for entrant in entries[:limit]:
+        t = entrant.tournament
+        rows.append(Entry(
+            url=t.get_absolute_url(), name=t.name, game_name=GAMES[t.game].name, kind_label=t.get_kind_display(),
+            status=t.status, when=t.finished_at or t.starts_at, place=entrant.place,
+            players=getattr(entrant, "players", 0), score=entrant.score,
+        ))
+    return rows

@@ -1,0 +1,124 @@
+"""The tournament's course: the start, settling what its state calls for now (pair, advance a Swiss round,
+finish), and the runner's tick that every process runs each second."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+
+from ...models import Entrant, Match, Tournament, TournamentGame
+from ...play.snapshot import ServiceError
+from .. import news
+from .base import after_commit, ends_at, get_tournament, lock
+from .pairing import announce, pair_arena, pair_swiss_round
+from .scoring import counted_games, ordered, store_tiebreaks
+
+log = logging.getLogger(__name__)
+
+
+def start(tournament_id: int, *, now: datetime | None = None) -> None:
+    """The start time came (or the creator of a private one started it early): an arena pairs whoever is there;
+    a Swiss pairs its first round (or is cancelled with fewer than two players)."""
+    now = now or timezone.now()
+    made: list[tuple[Match, list[int]]] = []
+    with transaction.atomic():
+        lock(tournament_id)
+        tournament = get_tournament(tournament_id)
+        if tournament.status != Tournament.Status.UPCOMING:
+            return
+        tournament.status, tournament.started_at = Tournament.Status.RUNNING, now
+        players = Entrant.objects.filter(tournament=tournament, withdrawn=False, paused=False).count()
+        if tournament.kind == Tournament.Kind.SWISS and players < 2:
+            tournament.status, tournament.finished_at = Tournament.Status.CANCELLED, now
+        tournament.save(update_fields=["status", "started_at", "finished_at"])
+        if tournament.status == Tournament.Status.RUNNING and tournament.kind == Tournament.Kind.SWISS:
+            made = pair_swiss_round(tournament, now)
+        after_commit(lambda: announce(tournament_id, made))
+        after_commit(news.lists_changed)
+    settle(tournament_id, now=now)
+
+
+def start_early(*, tournament_id: int, user: User) -> None:
+    """The creator of a private tournament starts it now (everyone they invited is there)."""
+    tournament = get_tournament(tournament_id)
+    if not tournament.is_private or tournament.created_by_id != user.pk:
+        raise ServiceError("Only the creator of a private tournament may start it early.")
+    if tournament.status != Tournament.Status.UPCOMING:
+        raise ServiceError("It has started already.")
+    Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.UPCOMING).update(starts_at=timezone.now())
+    start(tournament_id)
+
+
+def settle(tournament_id: int, *, now: datetime | None = None) -> None:
+    """Whatever the tournament's state calls for now: an arena pairs its free players (or, time up and every
+    match over, finishes); a Swiss whose round is over pairs the next (or finishes after the last)."""
+    now = now or timezone.now()
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    if tournament is None or tournament.status != Tournament.Status.RUNNING:
+        return
+    if tournament.kind == Tournament.Kind.ARENA:
+        end = ends_at(tournament)
+        if end is not None and now >= end:
+            _finish_if_over(tournament_id, now)
+        else:
+            pair_arena(tournament_id, now=now)
+        return
+    _advance_swiss(tournament_id, now)
+
+
+def _advance_swiss(tournament_id: int, now: datetime) -> None:
+    made: list[tuple[Match, list[int]]] = []
+    with transaction.atomic():
+        lock(tournament_id)
+        tournament = get_tournament(tournament_id)
+        if tournament.status != Tournament.Status.RUNNING or TournamentGame.objects.filter(
+                tournament=tournament, round=tournament.round, counted_at__isnull=True).exists():
+            return
+        store_tiebreaks(tournament)
+        active = Entrant.objects.filter(tournament=tournament, withdrawn=False, paused=False).count()
+        if tournament.round >= (tournament.rounds or 0) or active < 2:
+            _finish(tournament, now)
+        else:
+            made = pair_swiss_round(tournament, now)
+        after_commit(lambda: announce(tournament_id, made))
+
+
+def _finish_if_over(tournament_id: int, now: datetime) -> None:
+    with transaction.atomic():
+        lock(tournament_id)
+        tournament = get_tournament(tournament_id)
+        if tournament.status != Tournament.Status.RUNNING:
+            return
+        if not TournamentGame.objects.filter(tournament=tournament, counted_at__isnull=True).exists():
+            _finish(tournament, now)
+            after_commit(lambda: news.changed(tournament_id))
+
+
+def _finish(tournament: Tournament, now: datetime) -> None:
+    """The end: final places by the tournament's order, kept forever; an entrant with no counted game has none
+    (nobody is placed for games they never played)."""
+    tournament.status, tournament.finished_at = Tournament.Status.FINISHED, now
+    tournament.save(update_fields=["status", "finished_at"])
+    placed = [entrant for entrant in ordered(tournament) if counted_games(entrant.sheet)]
+    for place, entrant in enumerate(placed, start=1):
+        Entrant.objects.filter(pk=entrant.pk).update(place=place)
+    after_commit(news.lists_changed)
+
+
+def tick(now: datetime | None = None) -> int:
+    """The runner's round (every process, every second): start what is due, and settle every running tournament
+    (after a restart, this is what goes on pairing). Returns how many tournaments it looked at."""
+    now = now or timezone.now()
+    due = list(Tournament.objects.filter(status=Tournament.Status.UPCOMING, starts_at__lte=now)
+               .values_list("pk", flat=True))
+    for tournament_id in due:
+        start(tournament_id, now=now)
+    running = list(Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("pk", flat=True))
+    for tournament_id in running:
+        settle(tournament_id, now=now)
+    return len(due) + len(running)
