@@ -43,8 +43,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games.analysis import DEFAULT_BUDGETS, THRESHOLDS, Budget, analyse, match_accuracy, move_accuracy
+from games.analysis.decision import Decision, analyse_decision
 from games.analysis.determinize import new_tracker
-from games.analysis.evaluate import Decision, analyse_decision, decisions_of
+from games.analysis.evaluate import decisions_of
 from games.analysis.selfplay import bots_of, play_match
 from games.analysis.specs import get_spec
 

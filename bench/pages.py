@@ -240,8 +240,8 @@ def place_seeks(count: int) -> None:
     from django.utils import timezone
 
     from accounts.models import User
-    from games.pool.pools import POOLS
     from games.models import Seek
+    from games.pool.pools import POOLS
 
     Seek.objects.all().delete()
     rng = random.Random(27)

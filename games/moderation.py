@@ -2,7 +2,7 @@
 
 Every change of a match goes through games.play.sync.run_change with a decide function here, like a player's
 own changes: it is written only if the match is still at the version it was decided on, and the live
-pages are told (games.play.news.publish). The admin (games/admin.py, accounts/admin.py) calls these and logs
+pages are told (games.play.news.publish). The admin (games/admin/, accounts/admin.py) calls these and logs
 who did what; these functions only change the match and the figures.
 """
 

@@ -2,21 +2,9 @@
 by determinized play-outs, marked good / inaccuracy / mistake / blunder, with the better move and per-seat
 accuracy. Pure Python, no Django: ``analyse(game, players, seed, options, actions, ...)`` (see ``evaluate``)."""
 
-from .evaluate import (
-    ANALYSIS_VERSION,
-    DEFAULT_BUDGETS,
-    THRESHOLDS,
-    AnalysisError,
-    Budget,
-    DecisionAnalysis,
-    MatchAnalysis,
-    SeatSummary,
-    Thresholds,
-    analyse,
-    decisions_of,
-    match_accuracy,
-    move_accuracy,
-)
+from .evaluate import AnalysisError, analyse, decisions_of
+from .marks import THRESHOLDS, Thresholds, match_accuracy, move_accuracy
+from .results import ANALYSIS_VERSION, DEFAULT_BUDGETS, Budget, DecisionAnalysis, MatchAnalysis, SeatSummary
 
 __all__ = [
     "ANALYSIS_VERSION",

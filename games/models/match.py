@@ -98,7 +98,7 @@ class Match(models.Model):
 
     class Meta:
         verbose_name_plural = "matches"
-        # The admin's moderation actions, each its own permission (games/admin.py); "change" is the privacy
+        # The admin's moderation actions, each its own permission (games/admin/match.py); "change" is the privacy
         # switch, "add" the import.
         permissions = [
             ("abort_match", "Can abort a match waiting or in progress"),

@@ -1,4 +1,4 @@
-"""The games admin: matches with their seats, moves and results, player statistics, and the match import.
+"""The matches admin: matches with their seats, moves and results, the match import, and the chat lines.
 
 A match changes only through games.play (every change behind the version fence, and told to the live
 pages), so here it is read-only but for its privacy; an administrator aborts a match or annuls a result
@@ -23,13 +23,13 @@ from django.utils.safestring import SafeString
 
 from accounts.models import User
 
-from . import moderation
-from .history.replay import ReplayError, import_match
-from .models import AnalysisJob, ChatMessage, Entrant, Match, Move, PlayerResult, PlayerStats, Seat, Tournament
-from .play import chat
-from .play.create import set_public
-from .play.snapshot import ServiceError
-from .tournaments import services as tournament_services
+from .. import moderation
+from ..history.replay import ReplayError, import_match
+from ..models import ChatMessage, Match, Move, Seat
+from ..play import chat
+from ..play.create import set_public
+from ..play.snapshot import ServiceError
+from .results import PlayerResultInline
 
 MAX_IMPORT_BYTES = 5 * 1024 * 1024
 
@@ -59,24 +59,6 @@ class MoveInline(admin.TabularInline):
     readonly_fields = fields
     can_delete = False
     show_change_link = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-class PlayerResultInline(admin.TabularInline):
-    """Each seat's recorded result and rating change (written when the match finished)."""
-
-    model = PlayerResult
-    extra = 0
-    fields = ("seat", "user", "outcome", "score", "place", "rated", "rating_before", "rating_after")
-    readonly_fields = fields
-    can_delete = False
-    verbose_name = "result and rating change"
-    verbose_name_plural = "results and rating changes"
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -245,42 +227,6 @@ class MatchAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/games/match/import.html", context)
 
 
-@admin.register(PlayerStats)
-class PlayerStatsAdmin(admin.ModelAdmin):
-    list_display = ("user", "game", "played", "won", "lost", "drawn", "streak", "best_streak", "rating_shown",
-                    "rated_matches", "last_played_at")
-    list_filter = ("game",)
-    search_fields = ("user__username", "user__display_name")
-    list_select_related = ("user",)
-    ordering = ("game", "-rating")
-    readonly_fields = tuple(f.name for f in PlayerStats._meta.fields)
-
-    @admin.display(description="rating", ordering="rating")
-    def rating_shown(self, row: PlayerStats) -> str:
-        return f"{row.rating:.0f} ± {row.deviation:.0f}"
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        # Statistics come from finished matches (and `manage.py rebuild_stats`), never typed in.
-        return False
-
-
-@admin.register(AnalysisJob)
-class AnalysisJobAdmin(admin.ModelAdmin):
-    """The analysis queue, to look at: workers write it (manage.py run_analysis), people ask on the replay."""
-
-    list_display = ("match", "state", "done", "total", "attempts", "worker", "lease_until", "created_at",
-                    "finished_at")
-    list_filter = ("state",)
-    raw_id_fields = ("match", "requested_by")
-    readonly_fields = tuple(f.name for f in AnalysisJob._meta.fields)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
 @admin.register(ChatMessage)
 class ChatMessageAdmin(admin.ModelAdmin):
     """Chat lines are evidence: read-only; an administrator hides a line (it leaves every page at once)."""
@@ -308,99 +254,3 @@ class ChatMessageAdmin(admin.ModelAdmin):
         for message in ChatMessage.objects.filter(pk__in=ids):
             self.log_change(request, message, "Moderation: hid the chat line")
         self.message_user(request, f"{hidden} line(s) hidden.", messages.SUCCESS)
-
-
-# Tournaments: created through the service (the same checks as the site's form), then read-only but for the name.
-
-
-class TournamentForm(forms.ModelForm):
-    clock_key = forms.ChoiceField(label="Clock", choices=[(key, label) for key, (label, _) in
-                                                          tournament_services.CLOCKS.items()])
-
-    class Meta:
-        model = Tournament
-        fields = ("name", "kind", "game", "table_size", "clock_key", "starts_at", "minutes", "rounds", "rated",
-                  "is_private")
-        help_texts = {"minutes": "An arena's length.", "rounds": "A Swiss's rounds.",
-                      "is_private": "Listed nowhere; joined with its invite link."}
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.creator: User | None = kwargs.pop("creator", None)
-        super().__init__(*args, **kwargs)
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        if self.errors:
-            return data
-        try:
-            self.checked = tournament_services.check_new(
-                creator=self.creator, kind=data["kind"], game=data["game"], clock_key=data["clock_key"],
-                starts_at=data["starts_at"], table_size=data["table_size"], minutes=data.get("minutes"),
-                rounds=data.get("rounds"), name=data.get("name", ""), is_private=data.get("is_private", False),
-            )
-        except ServiceError as error:
-            raise forms.ValidationError(str(error)) from None
-        return data
-
-
-class EntrantInline(admin.TabularInline):
-    model = Entrant
-    extra = 0
-    can_delete = False
-    fields = ("user", "score", "streak", "place", "paused", "withdrawn", "match")
-    readonly_fields = fields
-    ordering = ("place", "-score")
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-@admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
-    """Staff schedule public tournaments here (the hourly arenas come from `manage.py create_arenas`)."""
-
-    list_display = ("name", "kind", "game", "starts_at", "status", "is_private", "entrant_count")
-    list_filter = ("status", "kind", "game", "is_private")
-    search_fields = ("name",)
-    inlines = [EntrantInline]
-    actions = ["rebuild_standings"]
-
-    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
-        if obj is not None:
-            return super().get_form(request, obj, change=change, **kwargs)
-        form = super().get_form(request, obj, change=change, form=TournamentForm, **kwargs)
-
-        class WithCreator(form):  # type: ignore[valid-type, misc]
-            def __init__(self, *args: Any, **kw: Any) -> None:
-                super().__init__(*args, creator=request.user, **kw)
-
-        return WithCreator
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        if obj is None:
-            return ()
-        return [f.name for f in Tournament._meta.fields if f.name not in ("name",)]
-
-    def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: bool) -> None:
-        if change:
-            Tournament.objects.filter(pk=obj.pk).update(name=obj.name)  # nothing else changes after creation
-            return
-        data = form.cleaned_data
-        created = tournament_services.create_tournament(
-            creator=request.user, kind=data["kind"], game=data["game"], clock_key=data["clock_key"],  # type: ignore[arg-type]
-            starts_at=data["starts_at"], table_size=data["table_size"], minutes=data.get("minutes"),
-            rounds=data.get("rounds"), name=data.get("name", ""), is_private=data.get("is_private", False),
-            rated=data.get("rated", True),
-        )
-        obj.pk = created.pk
-        obj.refresh_from_db()
-
-    @admin.display(description="players")
-    def entrant_count(self, obj: Tournament) -> int:
-        return obj.entrants.count()
-
-    @admin.action(description="Rebuild the standings from the matches")
-    def rebuild_standings(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
-        changed = sum(tournament_services.rebuild(t.pk) for t in queryset)
-        self.message_user(request, f"Rebuilt {queryset.count()} tournaments ({changed} entrants changed).",
-                          messages.SUCCESS)
