@@ -23,13 +23,13 @@ from games.engines.rummy import (
     POS_RANK,
     RANK,
     SUIT,
-    SUIT_JOKER,
     Pack,
     add_card,
     best_meld,
     card_key,
     card_penalty,
     card_places,
+    frees_joker,
     new_pack,
 )
 
@@ -141,7 +141,7 @@ def _add_one(t: Table, hand: list[str]) -> bool:
             if card not in held:
                 continue
             place = places[0][1]
-            if len(hand) == 1 and not _frees(pack, card, place):
+            if len(hand) == 1 and not frees_joker(pack, card, place):
                 continue
             if card in JOKER_SUITS:
                 if choice is None:
@@ -160,15 +160,6 @@ def _add_one(t: Table, hand: list[str]) -> bool:
     if freed is not None:
         hand.append(freed)
     return True
-
-
-def _frees(pack: Pack, card: str, place: int) -> bool:
-    """Whether adding the card at that place frees a joker (so the hand keeps its size)."""
-    if card in JOKER_SUITS:
-        return False
-    if pack.kind == "set":
-        return SUIT_JOKER[SUIT[card]] in pack.cards
-    return pack.low <= place <= pack.high
 
 
 def discard_choice(t: Table, p: int) -> str:
