@@ -17,15 +17,14 @@ from collections import Counter
 from typing import Any
 
 from games.bots.rummy_cards import (
-    DISCARDED,
     DREW_STOCK,
-    NAME_TO_CODE,
-    TAKEN,
     completions,
+    discarded_cards,
     duo_missing,
     highest,
     spare_naturals,
     table_counts,
+    taken_cards,
     view_pack,
     without_packs,
 )
@@ -245,13 +244,10 @@ def gone_cards(view: View) -> Counter[str]:
     gone = table_counts(view)
     for entry in view["log"]:
         text = entry["text"]
-        for name in DISCARDED.findall(text):
-            code = NAME_TO_CODE.get(name)
-            if code is not None:
-                gone[code] += 1
-        for name in TAKEN.findall(text):
-            code = NAME_TO_CODE.get(name)
-            if code is not None and gone[code] > 0:
+        for code in discarded_cards(text):
+            gone[code] += 1
+        for code in taken_cards(text):
+            if gone[code] > 0:
                 gone[code] -= 1
     return gone
 
@@ -381,8 +377,8 @@ def _passed_over(view: View) -> list[str]:
             elif DREW_STOCK.search(text):
                 passed.append(top if laid and top is not None else "")
         if entry["seat"] == seat:
-            for name in DISCARDED.findall(text):
-                top = NAME_TO_CODE.get(name, top)
+            for code in discarded_cards(text):
+                top = code
     return [card for card in passed[-PASSED_MEMORY:] if card]
 
 

@@ -29,10 +29,20 @@ from games.engines.rummy import (
 )
 
 # The public log names cards in words: its discards and takes are read back into codes.
-NAME_TO_CODE: dict[str, str] = {card_name(code): code for code in set(full_deck())}
-DISCARDED = re.compile(r"discarded (?:their last card, )?the (.+?)(?:\.|,| and)")
+_NAME_TO_CODE: dict[str, str] = {card_name(code): code for code in set(full_deck())}
+_DISCARDED = re.compile(r"discarded (?:their last card, )?the (.+?)(?:\.|,| and)")
 TAKEN = re.compile(r"took the (.+?) from the discard pile")
 DREW_STOCK = re.compile(r"drew a card from the stock")
+
+
+def discarded_cards(text: str) -> list[str]:
+    """The cards a log entry says were discarded."""
+    return [code for name in _DISCARDED.findall(text) if (code := _NAME_TO_CODE.get(name)) is not None]
+
+
+def taken_cards(text: str) -> list[str]:
+    """The cards a log entry says were taken from the discard pile."""
+    return [code for name in TAKEN.findall(text) if (code := _NAME_TO_CODE.get(name)) is not None]
 
 
 def view_pack(item: dict[str, Any], owner: int | None = None) -> Pack:
@@ -120,5 +130,5 @@ def spare_naturals(cards: list[str], gone: Counter[str]) -> list[str]:
     return [c for c in naturals if c not in duos] or naturals
 
 
-__all__ = ["DISCARDED", "DREW_STOCK", "NAME_TO_CODE", "TAKEN", "completions", "duo_missing", "highest",
-           "live_duo_cards", "spare_naturals", "table_counts", "throw_order", "view_pack", "without_packs"]
+__all__ = ["DREW_STOCK", "TAKEN", "completions", "discarded_cards", "duo_missing", "highest", "live_duo_cards",
+           "spare_naturals", "table_counts", "taken_cards", "throw_order", "view_pack", "without_packs"]

@@ -22,15 +22,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from games.bots.rummy_cards import (
-    DISCARDED,
     DREW_STOCK,
-    NAME_TO_CODE,
     TAKEN,
     completions,
+    discarded_cards,
     duo_missing,
     live_duo_cards,
     spare_naturals,
     table_counts,
+    taken_cards,
     throw_order,
     view_pack,
 )
@@ -92,16 +92,14 @@ def read(view: View) -> Reading:
                 passes.append(None)
             if _LAID.search(text):
                 opp_laid = True
-        for name in TAKEN.findall(text):
-            if pile and NAME_TO_CODE.get(name) == pile[-1]:
+        for code in taken_cards(text):
+            if pile and code == pile[-1]:
                 pile.pop()
-        for name in DISCARDED.findall(text):
-            code = NAME_TO_CODE.get(name)
-            if code is not None:
-                pile.append(code)
-                if who == other:
-                    last_discard = code
-                    discards.append(code)
+        for code in discarded_cards(text):
+            pile.append(code)
+            if who == other:
+                last_discard = code
+                discards.append(code)
     # the packs we touched this turn are left out of the "nothing of its hand fits" test: they changed since
     touched: set[int] = set()
     last = view.get("last")
