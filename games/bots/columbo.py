@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from games.engines.base import Action, Bot, View, card_name, rank_of, standard_deck
-from games.engines.columbo import ACTION_KINDS, POINTS, TAP_LIMIT, TAP_PENALTY, slot_name
+from games.engines.columbo import ACTION_KINDS, POINTS, TAP_LIMIT, TAP_PENALTY, hand_points, slot_name
 
 # Seconds a bot of each level waits before an optional move, like a person's reaction (the live service
 # applies it). That covers its slaps and also its own 7-Q card action, which lapses as soon as the next player
@@ -117,6 +117,15 @@ def _slap_known(view: View, by_type: dict[str, list[Action]], *, own_k_hearts: b
     return None, ""
 
 
+def _waits_or_slaps(view: View, legal: list[Action]) -> tuple[Action | None, str] | None:
+    """What the Regular and the Shark do before anything else: wait when nothing is legal, and slap a known
+    match (before the next draw closes the window); None when neither applies."""
+    if not legal:
+        return None, "waits"
+    slap, why = _slap_known(view, _by_type(legal), own_k_hearts=False)
+    return None if slap is None else (slap, why)
+
+
 def _unknown_own(view: View) -> list[int]:
     """The slots of the seat's own cards whose faces it doesn't know."""
     return [k for k, c in _cards(view, view["seat"]) if c is None]
@@ -165,7 +174,7 @@ def random_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
     if "draw" in by_type or "tap" in by_type:
         known = _known_own(view)
         unknown = _unknown_own(view)
-        total = sum(POINTS[c] for _, c in known)
+        total = hand_points([c for _, c in known])
         taps = by_type.get("tap")
         if taps:
             if not unknown and total < TAP_LIMIT:
@@ -188,12 +197,10 @@ def random_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
 
 def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
     """The rules file's strategy, on exactly what the view shows."""
-    if not legal:
-        return None, "waits"
+    first = _waits_or_slaps(view, legal)
+    if first is not None:
+        return first
     by_type = _by_type(legal)
-    slap, why = _slap_known(view, by_type, own_k_hearts=False)
-    if slap is not None:
-        return slap, why
     if "peek" in by_type:
         a = rng.choice(by_type["peek"])
         return a, f"peeks at its {slot_name(a['slots'][0])} and {slot_name(a['slots'][1])} cards"
@@ -261,7 +268,7 @@ def _reference_draw(view: View, by_type: dict[str, list[Action]]) -> tuple[Actio
     """Tap with a fully known hand under 4 (or when the round drags on), else draw a low discard or the stock."""
     known = _known_own(view)
     unknown = _unknown_own(view)
-    total = sum(POINTS[c] for _, c in known)
+    total = hand_points([c for _, c in known])
     taps = by_type.get("tap")
     if taps:
         each = _turns_each(view)
@@ -344,12 +351,10 @@ def _place_options(view: View, card: str, mean: float, can_discard: bool,
 
 def strong_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Action | None, str]:
     """Card counting, slap combos, Jack and Queen raids, and taps timed against the table."""
-    if not legal:
-        return None, "waits"
+    first = _waits_or_slaps(view, legal)
+    if first is not None:
+        return first
     by_type = _by_type(legal)
-    slap, why = _slap_known(view, by_type, own_k_hearts=False)
-    if slap is not None:
-        return slap, why
     if "peek" in by_type:
         return {"type": "peek", "slots": [2, 3]}, "peeks at its bottom row"
     if "skip" in by_type:

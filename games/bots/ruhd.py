@@ -25,6 +25,7 @@ from games.engines.ruhd import (
     Sides,
     cell_table,
     cell_text,
+    facing_sides,
     in_reach,
     score_placement,
     table_points,
@@ -83,7 +84,7 @@ class _Position:
         else:
             del new.covers[source]
             new.up[source] = self.bases[source]
-        sides = FACING[TILE_INDEX[tile]][rotation]
+        sides = facing_sides(tile, rotation)
         new.up[cell] = sides
         new.bases[cell] = sides
         return new
@@ -206,7 +207,7 @@ def _explain(view: View, action: Action) -> tuple[int, str]:
         up[source] = pos.bases[source]
     detail: list[dict[str, Any]] = []
     cell = _cell(action["at"])
-    points = score_placement(up, cell, FACING[TILE_INDEX[action["tile"]]][action["rotation"]], detail)
+    points = score_placement(up, cell, facing_sides(action["tile"], action["rotation"]), detail)
     parts: list[str] = []
     sides = [d for d in detail if d["rule"] == "side" and d["points"]]
     if sides:
@@ -286,7 +287,7 @@ def _reference_cover(view: View, legal: list[Action], rng: random.Random) -> tup
                         replies.append((points, rng.random(), tile, x, r, up))
     replies.sort(key=lambda item: (-item[0], item[1]))
     for points, _, tile, cell, rotation, up in replies:
-        weight = _feeders(up, cell, FACING[TILE_INDEX[tile]][rotation])
+        weight = _feeders(up, cell, facing_sides(tile, rotation))
         coverable = {c: w for c, w in weight.items() if c in pos.up and w > 0}
         if not coverable:
             continue

@@ -12,11 +12,23 @@
 from __future__ import annotations
 
 import random
-import re
 import time
 from collections import Counter
 from typing import Any
 
+from games.bots.rummy_cards import (
+    DREW_STOCK,
+    completions,
+    discarded_cards,
+    duo_missing,
+    highest,
+    spare_naturals,
+    table_counts,
+    taken_cards,
+    view_pack,
+    without_packs,
+)
+from games.bots.rummy_playout import discard_values
 from games.engines.base import Action, Bot, View, card_name
 from games.engines.rummy import (
     JOKER_SUITS,
@@ -72,12 +84,7 @@ def random_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
     if own:
         action = min(own, key=_add_order)
         return action, f"adds the {card_name(action['card'])} to pack {action['pack'] + 1}"
-    rest = list(hand)
-    if not view["laid_down"][view["seat"]]:
-        packs, _ = best_meld(hand, keep=1)
-        for pack in packs:
-            for card in pack:
-                rest.remove(card)
+    rest = hand if view["laid_down"][view["seat"]] else without_packs(hand, best_meld(hand, keep=1)[0])
     spare = [c for c in rest if c not in JOKER_SUITS] or [c for c in hand if c not in JOKER_SUITS] or hand
     card = rng.choice(spare)
     action = next(a for a in kinds["discard"] if a["card"] == card)
@@ -88,51 +95,10 @@ def random_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
 # reference: the original app
 # ---------------------------------------------------------------------------------------------------------
 
-def table_counts(view: View) -> Counter[str]:
-    """How many copies of each natural card lie in the packs on the table."""
-    return Counter(card for pack in view["packs"] for card in pack["cards"] if card not in JOKER_SUITS)
-
-
 def describe_meld(packs: tuple[tuple[str, ...], ...] | list[list[str]]) -> str:
     """"K-K-K and 2-3-4-5 of clubs"."""
     parts = [pack_short(new_pack(list(cards), 0)) for cards in packs]
     return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
-
-
-def duo_missing(a: str, b: str) -> list[str]:
-    """The cards that would make a pack of the two natural cards ("duo"): [] if they are no duo."""
-    if a == b:
-        return []
-    if RANK[a] == RANK[b]:
-        return [RANK[a] + suit for suit in "CDHS" if suit not in (SUIT[a], SUIT[b])]
-    if SUIT[a] != SUIT[b]:
-        return []
-    suit = SUIT[a]
-    out: list[str] = []
-    for pa in card_places(a):
-        for pb in card_places(b):
-            low, high = min(pa, pb), max(pa, pb)
-            if high - low == 1:
-                out += [POS_RANK[p] + suit for p in (low - 1, high + 1) if 1 <= p <= 14]
-            elif high - low == 2:
-                out.append(POS_RANK[low + 1] + suit)
-    return out
-
-
-def live_duo_cards(cards: list[str], gone: Counter[str]) -> set[str]:
-    """The cards among these that belong to a duo whose missing card is not already gone twice."""
-    keep: set[str] = set()
-    naturals = [c for c in cards if c not in JOKER_SUITS]
-    for i, a in enumerate(naturals):
-        for b in naturals[i + 1:]:
-            if any(gone[m] < 2 for m in duo_missing(a, b)):
-                keep.update((a, b))
-    return keep
-
-
-def _highest(cards: list[str]) -> str:
-    """The card with the most penalty points (ties: the higher rank, then the later suit)."""
-    return max(cards, key=lambda c: (card_penalty(c), card_key(c)[1], card_key(c)[0]))
 
 
 def _meld_action(legal_melds: list[Action], packs: tuple[tuple[str, ...], ...]) -> Action | None:
@@ -144,8 +110,10 @@ def _meld_action(legal_melds: list[Action], packs: tuple[tuple[str, ...], ...]) 
     return None
 
 
-def _draw_choice(view: View, kinds: dict[str, list[Action]], hand: list[str]) -> tuple[Action, str]:
-    """Take the discard only when it makes the best combination of packs in hand more valuable."""
+def _draw_choice(view: View, kinds: dict[str, list[Action]], hand: list[str],
+                 fits_table: bool = False) -> tuple[Action, str]:
+    """Take the discard only when it makes the best combination of packs in hand more valuable (or, with
+    `fits_table`, when it fits a pack on the table); else the stock."""
     top = view["discard_top"]
     stock = [a for a in kinds["draw"] if a["from"] == "stock"]
     take = [a for a in kinds["draw"] if a["from"] == "discard"]
@@ -155,6 +123,8 @@ def _draw_choice(view: View, kinds: dict[str, list[Action]], hand: list[str]) ->
         if after > before:
             # Not which pack it completes: the rest of that pack is hidden in the hand (a reason is public).
             return take[0], f"takes the {card_name(top)} from the discard pile: it makes its packs worth more"
+        if fits_table and top not in JOKER_SUITS and _fits_table(top, _table_packs(view)):
+            return take[0], f"takes the {card_name(top)} from the discard pile: it fits a pack on the table"
     if stock:
         return stock[0], "draws from the stock"
     return take[0], f"takes the {card_name(top)}: the stock is empty"
@@ -169,28 +139,24 @@ def _discard_choice(view: View, kinds: dict[str, list[Action]], hand: list[str],
                     gone: Counter[str]) -> tuple[Action, str]:
     """Never a joker while other cards remain; keep packs waiting for the first lay-down and live duos;
     otherwise the highest card."""
-    seat = view["seat"]
-    rest = list(hand)
-    if not view["laid_down"][seat]:
-        packs, _ = best_meld(hand, keep=1)
-        for pack in packs:
-            for card in pack:
-                rest.remove(card)
-    naturals = [c for c in rest if c not in JOKER_SUITS]
-    duos = live_duo_cards(naturals, gone)
-    spare = [c for c in naturals if c not in duos]
-    # The reason is public: it names the discarded card only, not what the rest of the hand holds.
+    rest = hand if view["laid_down"][view["seat"]] else without_packs(hand, best_meld(hand, keep=1)[0])
+    spare = spare_naturals(rest, gone)
     if spare:
-        card = _highest(spare)
-    elif naturals:
-        card = _highest(naturals)
+        card = highest(spare)
     else:
         others = [c for c in hand if c not in JOKER_SUITS]
-        card = _highest(others) if others else hand[0]
+        card = highest(others) if others else hand[0]
+    # The reason is public: it names the discarded card only, not what the rest of the hand holds.
+    return _discard(kinds, card, "highest card")
+
+
+def _discard(kinds: dict[str, list[Action]], card: str, why: str) -> tuple[Action, str]:
+    """The legal discard of this card, with its reason (a joker's needs none: it goes only when nothing else
+    is left to throw)."""
     action = next(a for a in kinds["discard"] if a["card"] == card)
     if card in JOKER_SUITS:
         return action, f"discards the {card_name(card)}"
-    return action, f"discards the {card_name(card)}: highest card"
+    return action, f"discards the {card_name(card)}: {why}"
 
 
 def _lay_down_or_add(kinds: dict[str, list[Action]], hand: list[str]) -> tuple[Action, str] | None:
@@ -253,10 +219,6 @@ def reference_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[
 # strong
 # ---------------------------------------------------------------------------------------------------------
 
-_NAME_TO_CODE: dict[str, str] = {card_name(code): code for code in {*full_deck()}}
-_DISCARDED = re.compile(r"discarded (?:their last card, )?the (.+?)(?:\.|,| and)")
-_TAKEN = re.compile(r"took the (.+?) from the discard pile")
-
 DUO_WEIGHT = 1.0        # per live card that would complete a duo
 NEAR_WEIGHT = 0.15      # per live card that would make a duo of a lone card
 HIGH_CARD_WEIGHT = 0.08  # per point of a card before the first lay-down (it helps reach the minimum)
@@ -282,13 +244,10 @@ def gone_cards(view: View) -> Counter[str]:
     gone = table_counts(view)
     for entry in view["log"]:
         text = entry["text"]
-        for name in _DISCARDED.findall(text):
-            code = _NAME_TO_CODE.get(name)
-            if code is not None:
-                gone[code] += 1
-        for name in _TAKEN.findall(text):
-            code = _NAME_TO_CODE.get(name)
-            if code is not None and gone[code] > 0:
+        for code in discarded_cards(text):
+            gone[code] += 1
+        for code in taken_cards(text):
+            if gone[code] > 0:
                 gone[code] -= 1
     return gone
 
@@ -299,7 +258,7 @@ def _live(card: str, gone: Counter[str], held: Counter[str]) -> int:
 
 
 def _table_packs(view: View) -> list[Pack]:
-    return [Pack(p["kind"], list(p["cards"]), p["owner"], p.get("low_place", 0) or 0) for p in view["packs"]]
+    return [view_pack(p) for p in view["packs"]]
 
 
 def _fits_table(card: str, packs: list[Pack]) -> bool:
@@ -400,19 +359,6 @@ HIGH_FACTOR = 0.45     # ... 9-10 points
 PAIR_BIAS = 2.0         # an opponent that keeps pairs holds them more often than a random hand would
 PASSED_FACTOR = 0.25    # a pair the opponent showed it did not hold (it passed over a card completing it)
 PASSED_MEMORY = 3       # ... for this many of its turns
-_DREW_STOCK = re.compile(r"drew a card from the stock")
-
-
-def _pairs_completed_by(card: str) -> list[tuple[str, str]]:
-    """The pairs of natural cards that this card would turn into a pack of three."""
-    rank, suit = RANK[card], SUIT[card]
-    others = [s for s in "CDHS" if s != suit]
-    out = [(rank + a, rank + b) for i, a in enumerate(others) for b in others[i + 1:]]
-    for place in card_places(card):
-        for a, b in ((place - 2, place - 1), (place - 1, place + 1), (place + 1, place + 2)):
-            if a >= 1 and b <= 14 and POS_RANK[a] != rank and POS_RANK[b] != rank:
-                out.append((POS_RANK[a] + suit, POS_RANK[b] + suit))
-    return out
 
 
 def _passed_over(view: View) -> list[str]:
@@ -428,11 +374,11 @@ def _passed_over(view: View) -> list[str]:
         if entry["seat"] == other:
             if "laid down" in text:
                 laid = True
-            elif _DREW_STOCK.search(text):
+            elif DREW_STOCK.search(text):
                 passed.append(top if laid and top is not None else "")
         if entry["seat"] == seat:
-            for name in _DISCARDED.findall(text):
-                top = _NAME_TO_CODE.get(name, top)
+            for code in discarded_cards(text):
+                top = code
     return [card for card in passed[-PASSED_MEMORY:] if card]
 
 
@@ -445,7 +391,7 @@ def feed_risks(view: View, cards: list[str], gone: Counter[str], held: Counter[s
     if not view["laid_down"][other] or count < 3:
         return dict.fromkeys(cards, 0.0)
     scale = FINAL_FEED if count == 3 else 1.0
-    unseen = sum(max(0, 2 - gone[c] - held[c]) for c in _DECK if c not in JOKER_SUITS) or 1
+    unseen = sum(_live(c, gone, held) for c in _DECK if c not in JOKER_SUITS) or 1
     share = view["hand_counts"][other] / unseen
     passed = _passed_over(view)
     out: dict[str, float] = {}
@@ -454,7 +400,7 @@ def feed_risks(view: View, cards: list[str], gone: Counter[str], held: Counter[s
             out[card] = 0.0
             continue
         miss = 1.0
-        for a, b in _pairs_completed_by(card):
+        for a, b in completions(card):
             p = PAIR_BIAS * min(1.0, _live(a, gone, held) * share) * min(1.0, _live(b, gone, held) * share)
             if p and any(d in duo_missing(a, b) for d in passed):
                 p *= PASSED_FACTOR
@@ -480,15 +426,9 @@ def _strong_discard(view: View, kinds: dict[str, list[Action]], hand: list[str],
     laid = view["laid_down"][seat]
     gone = gone_cards(view)
     held = Counter(hand)
-    rest = list(hand)
     out = _going_out(hand, _table_packs(view)) if laid else None
-    if out is not None and not out[0]:
-        rest = [out[1]]  # everything else went to the table: the last card goes
-    else:
-        packs, _ = best_meld(hand, keep=1)  # packs wait in hand (see strong_bot)
-        for pack in packs:
-            for card in pack:
-                rest.remove(card)
+    # when everything else can go to the table the last card goes; otherwise packs wait in hand (see strong_bot)
+    rest = [out[1]] if out is not None and not out[0] else without_packs(hand, best_meld(hand, keep=1)[0])
     if laid and HOLD_OPENING_ADDS:
         # the cards kept back although they fit the table leave the hand when it goes out
         table = _table_packs(view)
@@ -504,7 +444,6 @@ def _strong_discard(view: View, kinds: dict[str, list[Action]], hand: list[str],
     candidates = [c for c in ranked if c not in JOKER_SUITS][:width] or ranked[:1]
     wide = [c for c in ranked if c not in JOKER_SUITS][:PLAYOUT_WIDTH]
     if PLAYOUTS and len(wide) > 1:
-        from games.bots.rummy_playout import discard_values  # here: it imports this module (via rummy_tracking)
         values = discard_values(view, hand, wide, rng, max(1, round(PLAYOUTS * BUDGET_SCALE)),
                                 time.perf_counter() + PLAYOUT_TIME * BUDGET_SCALE)
         card = max(wide, key=lambda c: (values[c], -wide.index(c)))
@@ -523,28 +462,7 @@ def _strong_discard(view: View, kinds: dict[str, list[Action]], hand: list[str],
         card = best[1]
     else:
         card = candidates[0]
-    action = next(a for a in kinds["discard"] if a["card"] == card)
-    if card in JOKER_SUITS:
-        return action, f"discards the {card_name(card)}"
-    return action, f"discards the {card_name(card)}: the card least likely to join a pack"
-
-
-def _strong_draw(view: View, kinds: dict[str, list[Action]], hand: list[str]) -> tuple[Action, str]:
-    """Take the discard when it completes a pack in hand or fits a pack on the table; else the stock (taking a
-    card that only pairs up measured worse: a stock card may fit the table at once)."""
-    top = view["discard_top"]
-    stock = [a for a in kinds["draw"] if a["from"] == "stock"]
-    take = [a for a in kinds["draw"] if a["from"] == "discard"]
-    if take and top is not None:
-        _, before = best_meld(hand, keep=0)
-        _, after = best_meld([*hand, top], keep=1)
-        if after > before:
-            return take[0], f"takes the {card_name(top)} from the discard pile: it makes its packs worth more"
-        if top not in JOKER_SUITS and _fits_table(top, _table_packs(view)):
-            return take[0], f"takes the {card_name(top)} from the discard pile: it fits a pack on the table"
-    if stock:
-        return stock[0], "draws from the stock"
-    return take[0], f"takes the {card_name(top)}: the stock is empty"
+    return _discard(kinds, card, "the card least likely to join a pack")
 
 
 def _left_after_adds(cards: list[str], table: list[Pack]) -> list[str]:
@@ -616,7 +534,9 @@ def strong_bot(view: View, legal: list[Action], rng: random.Random) -> tuple[Act
     kinds = _by_type(legal)
     hand: list[str] = view["hand"]
     if kinds["draw"]:
-        return _strong_draw(view, kinds, hand)
+        # also a discard that fits the table, but not one that only pairs up: that measured worse than a stock
+        # card, which may fit the table at once
+        return _draw_choice(view, kinds, hand, fits_table=True)
     if HOLD_JOKERS and any(a["card"] in JOKER_SUITS for a in kinds["add"]) \
             and _going_out(hand, _table_packs(view)) is None:
         # a joker on the table is one the opponent may take back; in hand it fits any run of its colour later

@@ -16,58 +16,21 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from games.bots.rummy_cards import highest, spare_naturals, view_pack, without_packs
 from games.bots.rummy_tracking import Reading, read, sample_hands
 from games.engines.base import View
 from games.engines.rummy import (
     JOKER_SUITS,
-    POS_RANK,
-    RANK,
-    SUIT,
-    SUIT_JOKER,
     Pack,
     add_card,
     best_meld,
-    card_key,
-    card_penalty,
-    card_places,
+    frees_joker,
     new_pack,
 )
 
 TURN_CAP = 40            # turns (both seats) a play-out runs at most; then it counts as half a win
-_ORDER: dict[str, tuple[int, int, int]] = {}
-_MISSING: dict[tuple[str, str], tuple[str, ...]] = {}
 _MELD_CACHE: dict[tuple[tuple[str, ...], int], tuple[tuple[tuple[str, ...], ...], int]] = {}
 _CACHE_CAP = 50_000
-
-
-def _order(card: str) -> tuple[int, int, int]:
-    """The original app's order of throwing: most points, then the higher rank, then the later suit."""
-    hit = _ORDER.get(card)
-    if hit is None:
-        key = card_key(card)
-        hit = _ORDER[card] = (card_penalty(card), key[1], key[0])
-    return hit
-
-
-def _missing(a: str, b: str) -> tuple[str, ...]:
-    """The cards that would make a pack of two natural cards (none when they are no duo); cached."""
-    hit = _MISSING.get((a, b))
-    if hit is not None:
-        return hit
-    out: list[str] = []
-    if a != b:
-        if RANK[a] == RANK[b]:
-            out = [RANK[a] + s for s in "CDHS" if s not in (SUIT[a], SUIT[b])]
-        elif SUIT[a] == SUIT[b]:
-            for pa in card_places(a):
-                for pb in card_places(b):
-                    low, high = min(pa, pb), max(pa, pb)
-                    if high - low == 1:
-                        out += [POS_RANK[p] + SUIT[a] for p in (low - 1, high + 1) if 1 <= p <= 14]
-                    elif high - low == 2:
-                        out.append(POS_RANK[low + 1] + SUIT[a])
-    hit = _MISSING[(a, b)] = tuple(out)
-    return hit
 
 
 def meld(hand: list[str], keep: int) -> tuple[tuple[tuple[str, ...], ...], int]:
@@ -141,7 +104,7 @@ def _add_one(t: Table, hand: list[str]) -> bool:
             if card not in held:
                 continue
             place = places[0][1]
-            if len(hand) == 1 and not _frees(pack, card, place):
+            if len(hand) == 1 and not frees_joker(pack, card, place):
                 continue
             if card in JOKER_SUITS:
                 if choice is None:
@@ -162,41 +125,16 @@ def _add_one(t: Table, hand: list[str]) -> bool:
     return True
 
 
-def _frees(pack: Pack, card: str, place: int) -> bool:
-    """Whether adding the card at that place frees a joker (so the hand keeps its size)."""
-    if card in JOKER_SUITS:
-        return False
-    if pack.kind == "set":
-        return SUIT_JOKER[SUIT[card]] in pack.cards
-    return pack.low <= place <= pack.high
-
-
 def discard_choice(t: Table, p: int) -> str:
     """The original app's discard: keep the packs waiting for the first lay-down and the live duos (a third
     card not yet laid twice); never a joker while another card remains; otherwise the highest card."""
     hand = t.hands[p]
-    rest = list(hand)
-    if not t.laid[p]:
-        for cards in meld(hand, 1)[0]:
-            for card in cards:
-                rest.remove(card)
-    naturals = [c for c in rest if c not in JOKER_SUITS]
-    if len(naturals) > 1:
-        table: Counter[str] = Counter()
-        for pack in t.packs:
-            table.update(pack.cards)
-        duos: set[str] = set()
-        for i, a in enumerate(naturals):
-            for b in naturals[i + 1:]:
-                if any(table[m] < 2 for m in _missing(a, b)):
-                    duos.add(a)
-                    duos.add(b)
-        spare = [c for c in naturals if c not in duos] or naturals
-    else:
-        spare = naturals
-    if not spare:
-        spare = [c for c in hand if c not in JOKER_SUITS] or hand
-    return max(spare, key=_order)
+    rest = hand if t.laid[p] else without_packs(hand, meld(hand, 1)[0])
+    on_table: Counter[str] = Counter()
+    for pack in t.packs:
+        on_table.update(pack.cards)
+    spare = spare_naturals(rest, on_table) or [c for c in hand if c not in JOKER_SUITS] or hand
+    return highest(spare)
 
 
 def finish(t: Table, first: int) -> float:
@@ -263,8 +201,7 @@ def _laid_hands(view: View, reading: Reading, rng: random.Random) -> list[list[s
 def base_table(view: View, hand: list[str], opp: list[str], stock: list[str], top: str | None) -> Table:
     seat = view["seat"]
     other = 1 - seat
-    packs = [Pack(p["kind"], list(p["cards"]), 0 if p["owner"] == seat else 1, p.get("low_place", 0) or 0)
-             for p in view["packs"]]
+    packs = [view_pack(p, 0 if p["owner"] == seat else 1) for p in view["packs"]]
     return Table([list(hand), list(opp)], list(stock), top, packs,
                  [bool(view["laid_down"][seat]), bool(view["laid_down"][other])],
                  [view["turns"][seat], view["turns"][other]], view["options"]["min_first_meld"])

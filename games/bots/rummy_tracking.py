@@ -20,28 +20,23 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
-from games.bots.rummy import duo_missing
-from games.engines.base import View, card_name
-from games.engines.rummy import (
-    JOKER_SUITS,
-    POS_RANK,
-    RANK,
-    SUIT,
-    Pack,
-    add_placements,
-    best_meld,
-    card_key,
-    card_penalty,
-    card_places,
-    full_deck,
+from games.bots.rummy_cards import (
+    DREW_STOCK,
+    TAKEN,
+    completions,
+    discarded_cards,
+    duo_missing,
+    live_duo_cards,
+    spare_naturals,
+    table_counts,
+    taken_cards,
+    throw_order,
+    view_pack,
 )
+from games.engines.base import View
+from games.engines.rummy import JOKER_SUITS, Pack, add_placements, best_meld, full_deck
 
-_NAME_TO_CODE: dict[str, str] = {card_name(code): code for code in set(full_deck())}
-_DISCARDED = re.compile(r"discarded (?:their last card, )?the (.+?)(?:\.|,| and)")
-_TAKEN = re.compile(r"took the (.+?) from the discard pile")
-_DREW = re.compile(r"drew a card from the stock")
 _LAID = re.compile(r"laid down")
 _RESHUFFLED = re.compile(r"The stock ran out")
 _DECK_COUNTS: Counter[str] = Counter(full_deck())
@@ -70,10 +65,6 @@ class Reading:
     passes: list[str | None] = field(default_factory=list)  # per turn: the top it passed over (laid down)
 
 
-def _pack(item: dict[str, Any]) -> Pack:
-    return Pack(item["kind"], list(item["cards"]), item["owner"], item.get("low_place", 0) or 0)
-
-
 def read(view: View) -> Reading:
     """The opponent's public record from the view's log: its discards, passes, the discard pile and the cards
     still unseen by this seat."""
@@ -93,24 +84,22 @@ def read(view: View) -> Reading:
                 pile = pile[-1:]
             continue
         if who == other:
-            if _DREW.search(text):
+            if DREW_STOCK.search(text):
                 passed = pile[-1] if opp_laid and pile else None
                 passes.append(passed)
-            elif _TAKEN.search(text):
+            elif TAKEN.search(text):
                 passed = None
                 passes.append(None)
             if _LAID.search(text):
                 opp_laid = True
-        for name in _TAKEN.findall(text):
-            if pile and _NAME_TO_CODE.get(name) == pile[-1]:
+        for code in taken_cards(text):
+            if pile and code == pile[-1]:
                 pile.pop()
-        for name in _DISCARDED.findall(text):
-            code = _NAME_TO_CODE.get(name)
-            if code is not None:
-                pile.append(code)
-                if who == other:
-                    last_discard = code
-                    discards.append(code)
+        for code in discarded_cards(text):
+            pile.append(code)
+            if who == other:
+                last_discard = code
+                discards.append(code)
     # the packs we touched this turn are left out of the "nothing of its hand fits" test: they changed since
     touched: set[int] = set()
     last = view.get("last")
@@ -120,7 +109,7 @@ def read(view: View) -> Reading:
                 touched.add(action["pack"])
             elif action["type"] == "meld":
                 touched.update(action["packs"])
-    table = [_pack(p) for i, p in enumerate(view["packs"]) if i not in touched]
+    table = [view_pack(p) for i, p in enumerate(view["packs"]) if i not in touched]
     unseen = Counter(_DECK_COUNTS)
     unseen.subtract(view["hand"])
     for p in view["packs"]:
@@ -130,11 +119,6 @@ def read(view: View) -> Reading:
     return Reading(seat=seat, other=other, pile=pile, unseen=unseen, laid=bool(view["laid_down"][other]),
                    count=view["hand_counts"][other], last_discard=last_discard, passed=passed, table=table,
                    discards=discards, passes=passes)
-
-
-def _order(card: str) -> tuple[int, int, int]:
-    """The Romme order of throwing: most points, then the higher rank, then the later suit."""
-    return (card_penalty(card), card_key(card)[1], card_key(card)[0])
 
 
 def _has_pack(cards: list[str], room: int) -> bool:
@@ -149,25 +133,6 @@ def _has_pack(cards: list[str], room: int) -> bool:
     return False
 
 
-_COMPLETIONS: dict[str, list[tuple[str, str]]] = {}
-
-
-def completions(card: str) -> list[tuple[str, str]]:
-    """The pairs of natural cards that this natural card would turn into a pack of three."""
-    hit = _COMPLETIONS.get(card)
-    if hit is not None:
-        return hit
-    rank, suit = RANK[card], SUIT[card]
-    others = [s for s in "CDHS" if s != suit]
-    out = [(rank + a, rank + b) for i, a in enumerate(others) for b in others[i + 1:]]
-    for place in card_places(card):
-        for a, b in ((place - 2, place - 1), (place - 1, place + 1), (place + 1, place + 2)):
-            if a >= 1 and b <= 14 and POS_RANK[a] != rank and POS_RANK[b] != rank:
-                out.append((POS_RANK[a] + suit, POS_RANK[b] + suit))
-    _COMPLETIONS[card] = out
-    return out
-
-
 def would_take(hand: list[str], card: str) -> bool:
     """Whether a Romme-style player holding this hand (and no pack) takes the card from the discard pile: it
     does when the card makes a pack with cards of its hand and a card is left to throw."""
@@ -179,49 +144,36 @@ def would_take(hand: list[str], card: str) -> bool:
     return any(a in held and b in held for a, b in completions(card))
 
 
-def _spare_ok(cards: list[str], thrown: str, table_counts: Counter[str]) -> bool:
+def _spare_ok(cards: list[str], thrown: str, on_table: Counter[str]) -> bool:
     """Whether a Romme-style player holding cards + thrown (laid down) would have thrown `thrown`: it is the
     highest card outside the live duos (or of all naturals when every natural is in one)."""
     hand = [*cards, thrown]
-    naturals = [c for c in hand if c not in JOKER_SUITS]
     if thrown in JOKER_SUITS:
-        return not naturals
-    duos: set[int] = set()
-    for i, a in enumerate(naturals):
-        for j in range(i + 1, len(naturals)):
-            b = naturals[j]
-            if any(table_counts[m] < 2 for m in duo_missing(a, b)):
-                duos.add(i)
-                duos.add(j)
-    spare = [c for i, c in enumerate(naturals) if i not in duos] or naturals
+        return all(c in JOKER_SUITS for c in hand)
+    spare = spare_naturals(hand, on_table)
     if thrown not in spare:
         return False
-    top = _order(thrown)
-    return all(_order(c) <= top for c in spare)
+    top = throw_order(thrown)
+    return all(throw_order(c) <= top for c in spare)
 
 
-def recency_weight(hand: list[str], r: Reading, table_counts: Counter[str]) -> float:
+def recency_weight(hand: list[str], r: Reading, on_table: Counter[str]) -> float:
     """How well a hand agrees with the opponent's habit of throwing its highest loose card: a loose card (in no
     live duo) above what it threw i turns ago must have been drawn since, and it draws one card a turn; and a
     pair of its hand that the card it passed over i turns ago completes must hold a card drawn since. Each
     excess multiplies the weight by MISFIT."""
     weight = 1.0
     naturals = [c for c in hand if c not in JOKER_SUITS]
-    duo: set[int] = set()
-    for i, a in enumerate(naturals):
-        for j in range(i + 1, len(naturals)):
-            if any(table_counts[m] < 2 for m in duo_missing(a, naturals[j])):
-                duo.add(i)
-                duo.add(j)
-    loose = [_order(c) for i, c in enumerate(naturals) if i not in duo]
+    duos = live_duo_cards(naturals, on_table)
+    loose = [throw_order(c) for c in naturals if c not in duos]
     for back, thrown in enumerate(reversed(r.discards[-RECENCY:])):
         if back == 0:
             continue
         # drawn since: the loose cards above it, and the cards that would have made it part of a duo
-        top = _order(thrown)
+        top = throw_order(thrown)
         recent = sum(1 for o in loose if o > top)
         if thrown not in JOKER_SUITS:
-            recent += sum(1 for c in naturals if any(table_counts[m] < 2 for m in duo_missing(c, thrown)))
+            recent += sum(1 for c in naturals if any(on_table[m] < 2 for m in duo_missing(c, thrown)))
         if recent > back:
             weight *= MISFIT ** (recent - back)
     held = set(naturals)
@@ -242,7 +194,7 @@ def sample_hands(view: View, rng: random.Random, reading: Reading | None = None,
     r = reading or read(view)
     if not r.laid or r.count < 1:
         return []
-    table_counts = Counter(c for p in view["packs"] for c in p["cards"] if c not in JOKER_SUITS)
+    on_table = table_counts(view)
     pool: list[str] = []
     for card, copies in r.unseen.items():
         if any(add_placements(pack, card) for pack in r.table):
@@ -258,8 +210,8 @@ def sample_hands(view: View, rng: random.Random, reading: Reading | None = None,
         whole = hand if r.last_discard is None else [*hand, r.last_discard]
         if _has_pack(whole, len(whole) - 1):
             continue
-        weight = recency_weight(hand, r, table_counts)
-        if r.last_discard is not None and not _spare_ok(hand, r.last_discard, table_counts):
+        weight = recency_weight(hand, r, on_table)
+        if r.last_discard is not None and not _spare_ok(hand, r.last_discard, on_table):
             if len(loose) < samples:
                 loose.append((hand, weight))
             continue
@@ -286,4 +238,4 @@ def take_risks(view: View, cards: list[str], rng: random.Random,
     return out
 
 
-__all__ = ["Reading", "completions", "read", "sample_hands", "take_risks", "would_take"]
+__all__ = ["Reading", "read", "sample_hands", "take_risks", "would_take"]

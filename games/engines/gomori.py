@@ -7,6 +7,7 @@ of four face-up cards of one suit. Standard library only; the state is never mut
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -62,14 +63,15 @@ def lines_through(cell: Cell) -> tuple[tuple[Cell, ...], ...]:
 # The field: pure functions on (stacks, face-down cells), shared with the bots and the protocol adapter.
 # ---------------------------------------------------------------------------------------------------------
 
-def bounds(stacks: Stacks) -> tuple[int, int, int, int]:
-    """The bounding box of the occupied cells: (row min, row max, col min, col max)."""
+def bounds(stacks: Mapping[Cell, object]) -> tuple[int, int, int, int]:
+    """The bounding box of the occupied cells: (row min, row max, col min, col max). Only the cells are read:
+    the bots' compact boards (a top card and a height per cell) take it too."""
     rows = [cell[0] for cell in stacks]
     cols = [cell[1] for cell in stacks]
     return min(rows), max(rows), min(cols), max(cols)
 
 
-def playable_area(stacks: Stacks) -> tuple[int, int, int, int]:
+def playable_area(stacks: Mapping[Cell, object]) -> tuple[int, int, int, int]:
     """Rows and columns a card may go to (row min, row max, col min, col max): the box stays within 4x4."""
     if not stacks:
         return 0, 0, 0, 0

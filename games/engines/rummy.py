@@ -343,6 +343,16 @@ def add_card(pack: Pack, card: str, place: int) -> tuple[Pack, str | None]:
     return Pack("run", cards, pack.owner, low), freed
 
 
+def frees_joker(pack: Pack, card: str, place: int) -> bool:
+    """Whether adding the card at that place (as add_placements gave it) frees a joker, so the hand keeps its
+    size: a player's last card may join a pack only then, for a card must be left to discard."""
+    if card in JOKER_SUITS:
+        return False
+    if pack.kind == "set":
+        return SUIT_JOKER[SUIT[card]] in pack.cards
+    return pack.low <= place <= pack.high
+
+
 def joker_stands(pack: Pack) -> list[dict[str, Any]]:
     """What each joker of a pack stands for: {"at": index, "rank": ..., "suits": [...]} (a set's joker may
     stand for either missing suit of its colour until one is added)."""
@@ -735,7 +745,7 @@ class RummyEngine:
                     if card not in held:
                         continue
                     for end, place in placements:
-                        if len(hand) == 1 and not self._frees(pack, card, place):
+                        if len(hand) == 1 and not frees_joker(pack, card, place):
                             continue
                         action: Action = {"type": "add", "card": card, "pack": index}
                         if end is not None:
@@ -743,15 +753,6 @@ class RummyEngine:
                         actions.append(action)
         actions.extend({"type": "discard", "card": card} for card in distinct)
         return actions
-
-    @staticmethod
-    def _frees(pack: Pack, card: str, place: int) -> bool:
-        """Whether adding card at place frees a joker (so the hand keeps its size)."""
-        if card in JOKER_SUITS:
-            return False
-        if pack.kind == "set":
-            return SUIT_JOKER[SUIT[card]] in pack.cards
-        return pack.low <= place <= pack.high
 
     # -- apply -------------------------------------------------------------------------------------------
 
@@ -899,7 +900,7 @@ class RummyEngine:
                 )
             chosen = placements
         place = chosen[0][1]
-        if len(hand) == 1 and not self._frees(pack, card, place):
+        if len(hand) == 1 and not frees_joker(pack, card, place):
             raise IllegalAction("You must keep a card to discard.")
         new = _copy(state)
         new_pack_, freed = add_card(pack, card, place)
