@@ -151,12 +151,15 @@ def finish(t: Table, first: int) -> float:
     return 0.5
 
 
-def determinize(view: View, reading: Reading, rng: random.Random) -> tuple[list[str], list[str]] | None:
-    """One opponent hand and stock order agreeing with the view, or None when none could be drawn."""
+def determinize(view: View, reading: Reading, rng: random.Random,
+                hands: list[list[str]] | None = None) -> tuple[list[str], list[str]] | None:
+    """One opponent hand and stock order agreeing with the view, or None when none could be drawn; `hands`: a
+    laid-down opponent's likely hands, drawn once for a decision's many determinizations (laid_hands)."""
     count = reading.count
     pool = list(Counter(reading.unseen).elements())
     if reading.laid:
-        hands = _laid_hands(view, reading, rng)
+        if hands is None:
+            hands = laid_hands(view, reading, rng)
         hand = list(hands[rng.randrange(len(hands))]) if hands else rng.sample(pool, min(count, len(pool)))
     else:
         hand = []
@@ -173,14 +176,8 @@ def determinize(view: View, reading: Reading, rng: random.Random) -> tuple[list[
     return hand, stock
 
 
-_HANDS_KEY: list[object] = [None, None]
-
-
-def _laid_hands(view: View, reading: Reading, rng: random.Random) -> list[list[str]]:
-    """Hands for a laid-down opponent from the tracker, drawn by weight (remembered for the decision)."""
-    key = (id(view), len(view["log"]))
-    if _HANDS_KEY[0] == key:
-        return _HANDS_KEY[1]  # type: ignore[return-value]
+def laid_hands(view: View, reading: Reading, rng: random.Random) -> list[list[str]]:
+    """Hands for a laid-down opponent from the tracker, drawn by weight."""
     weighted = sample_hands(view, rng, reading)
     out: list[list[str]] = []
     if weighted:
@@ -194,7 +191,6 @@ def _laid_hands(view: View, reading: Reading, rng: random.Random) -> list[list[s
                     break
             else:
                 out.append(weighted[-1][0])
-    _HANDS_KEY[0], _HANDS_KEY[1] = key, out
     return out
 
 
@@ -211,10 +207,13 @@ def _tables(view: View, hand: list[str], rng: random.Random, samples: int,
             deadline: float) -> Iterator[Table]:
     """Up to `samples` determinized tables of the position (seat 0 to play after its draw), until the deadline."""
     reading = read(view)
+    hands: list[list[str]] | None = None
     for _ in range(samples):
         if time.perf_counter() > deadline:
             return
-        found = determinize(view, reading, rng)
+        if reading.laid and hands is None:  # drawn once for the decision, as its first determinization needs them
+            hands = laid_hands(view, reading, rng)
+        found = determinize(view, reading, rng, hands)
         if found is None:
             return
         opp, stock = found
