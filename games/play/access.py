@@ -4,10 +4,12 @@ constant-time check."""
 from __future__ import annotations
 
 import hmac
+from typing import TYPE_CHECKING
 
-from accounts.models import Viewer
+if TYPE_CHECKING:  # for the hints only: the deciders import this module, and they are pure (no Django models)
+    from accounts.models import Viewer
 
-from ..models import Match
+    from ..models import Match
 
 
 def code_matches(given: object, invite_code: str) -> bool:

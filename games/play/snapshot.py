@@ -11,17 +11,18 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from django.conf import settings
 from django.utils import timezone
 
-from accounts.models import User
-
 from ..engines import get_engine
 from ..engines.base import Action, Engine
 from .access import may_watch
+
+if TYPE_CHECKING:  # for the hints only: the deciders are pure and must import without Django's models
+    from accounts.models import User
 
 NOTES_KEPT = 16  # the recent bots' reasons a snapshot carries (the page shows a turn's worth)
 
