@@ -7,12 +7,16 @@ keep the end without them:
 - a tournament counts its match and frees its players (games.tournaments.record; the tournament goes on after the
   commit);
 - a rated match is queued for its analysis (games.review.jobs).
+- the players' boards are released (games.boards: one person, one clocked match).
+And with a match's start (dealt, every seat filled), in its transaction: each player takes it as their board, or
+the start is refused (games.boards, the one gate).
 Once the end is shown, in the match's own change that follows it (after a crash, the runner's sweep):
 - the statistics and ratings count it, once (games.ratings.stats); the rating changes join its result box.
 """
 
 from __future__ import annotations
 
+from . import boards
 from .history import listing
 from .play import events
 from .ratings import stats
@@ -22,4 +26,6 @@ from .tournaments import record
 
 def connect() -> None:
     """Called once at start-up (games.apps)."""
-    events.subscribe(with_end=[listing.on_end, record.on_end, jobs.on_end], recorded=[stats.on_recorded])
+    events.subscribe(with_start=[boards.on_start],
+                     with_end=[boards.release, listing.on_end, record.on_end, jobs.on_end],
+                     recorded=[stats.on_recorded])

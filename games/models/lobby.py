@@ -51,6 +51,10 @@ class Challenge(models.Model):
         ACCEPTED = "accepted", "Accepted"
         DECLINED = "declined", "Declined"
         WITHDRAWN = "withdrawn", "Withdrawn"
+        # Closed by the server: past expires_at (the runner's sweep), or one of the two can no longer play
+        # (suspended, deactivated: games.departures).
+        EXPIRED = "expired", "Expired"
+        CANCELLED = "cancelled", "Cancelled"
 
     challenger = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     challenged = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -61,6 +65,9 @@ class Challenge(models.Model):
     created_at = models.DateTimeField()
     expires_at = models.DateTimeField()
     match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # When it stopped being open (accepted, declined, withdrawn, expired, cancelled): the pages say a recent "no"
+    # to the other person after a reload too.
+    closed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
@@ -70,6 +77,20 @@ class Challenge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.challenger_id} challenges {self.challenged_id} ({self.game}, {self.status})"
+
+
+class Board(models.Model):
+    """The one clocked match a person plays now (games.boards, the gate every road to a seat asks): claimed in
+    the transaction that seats them, released in the one that ends the match. The primary key is the person,
+    so two roads racing to seat one person cannot both commit (the second insert fails on the key)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE,
+                                related_name="board")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="boards")
+    since = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.user_id} at {self.match_id}"
 
 
 # Tournaments (games.tournaments)

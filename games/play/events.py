@@ -22,14 +22,23 @@ WithEnd = Callable[[Snapshot], None]
 # In the change after the end, with the match's row: additions to its result.
 Recorder = Callable[[int], dict[str, Any]]
 
+_with_start: tuple[WithEnd, ...] = ()
 _with_end: tuple[WithEnd, ...] = ()
 _recorders: tuple[Recorder, ...] = ()
 
 
-def subscribe(*, with_end: Sequence[WithEnd], recorded: Sequence[Recorder]) -> None:
-    """Who hears a match's end, and when (games/endings.py calls this once, at start-up)."""
-    global _with_end, _recorders
-    _with_end, _recorders = tuple(with_end), tuple(recorded)
+def subscribe(*, with_start: Sequence[WithEnd] = (), with_end: Sequence[WithEnd],
+              recorded: Sequence[Recorder]) -> None:
+    """Who hears a match's start and end, and when (games/endings.py calls this once, at start-up)."""
+    global _with_start, _with_end, _recorders
+    _with_start, _with_end, _recorders = tuple(with_start), tuple(with_end), tuple(recorded)
+
+
+def started(snap: Snapshot) -> None:
+    """The match was dealt (its seats all filled), in the transaction that writes it. A subscriber may refuse
+    with ServiceError (a player may not sit now): the start is then rolled back, and the refusal said."""
+    for subscriber in _with_start:
+        subscriber(snap)
 
 
 def ended(snap: Snapshot) -> None:

@@ -43,6 +43,8 @@ class Writer:
             self.running = True
             asyncio.get_running_loop().create_task(self._drain())
         await future
+        if change.refused is not None:
+            raise change.refused
         return change.written
 
     async def _drain(self) -> None:

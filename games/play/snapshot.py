@@ -216,6 +216,9 @@ class Change:
     records_stats: bool = False  # writes the finished match's statistics and ratings (games.play.decide.decide_stats)
     # Set by commit when the fence held.
     written: bool = field(default=False, init=False)
+    # Set by commit when a subscriber of the change refused it (the gate of games.boards at a match's start):
+    # the writer raises it to whoever asked, as a decider's own refusal.
+    refused: ServiceError | None = field(default=None, init=False)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from django.utils import timezone
 from ..models import Match, Move, Seat
 from . import events
 from .seating import start_if_full
-from .snapshot import NOTES_KEPT, Change, Player, SeatInfo, Snapshot, State, Status, must_act_of
+from .snapshot import NOTES_KEPT, Change, Player, SeatInfo, ServiceError, Snapshot, State, Status, must_act_of
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,8 @@ def commit(changes: list[Change]) -> None:
             try:
                 with transaction.atomic():  # a savepoint: one bad change does not undo the others
                     change.written = write(change, now)
+            except ServiceError as refusal:  # refused on the way (a player may not sit now): said, not logged
+                change.written, change.refused = False, refusal
             except Exception:
                 log.exception("change of match %s could not be written", change.before.id)
                 change.written = False
@@ -179,6 +181,8 @@ def write(change: Change, now: datetime) -> bool:
             result = {**(after.result or {}), **additions}
             Match.objects.filter(pk=after.id).update(result=result)
             change.after = replace(after, result=result)
+    if change.before.status == Status.WAITING and change.after.status == Status.ACTIVE:
+        events.started(change.after)
     if change.before.status not in _ENDED and change.after.status in _ENDED:
         events.ended(change.after)
     return True
@@ -213,5 +217,6 @@ def deal(match_id: int) -> None:
     if started is not snap:
         Match.objects.filter(pk=match_id).update(**{name: getattr(started, name) for name in ROW_FIELDS},
                                                  waiting_on=waiting_on(started, state))
+        events.started(started)
 
 

@@ -47,6 +47,8 @@ def _run_change(match_id: int, decide: Decider, /, **kw: Any) -> Snapshot:
             if change is None:
                 return snap
             commit([change])
+            if change.refused is not None:
+                raise change.refused
             if change.written:
                 transaction.on_commit(partial(publish, change.after, snap))
                 return change.after
