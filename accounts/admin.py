@@ -167,7 +167,9 @@ class UserAdmin(DjangoUserAdmin):
     def _suspend(self, request: HttpRequest, user: User) -> None:
         done = suspend_user(user)
         summary = (f"signed out of {done['sessions']} session(s), {done['ended']} match(es) in progress ended "
-                   f"with their loss, left {done['left']} waiting match(es)")
+                   f"with their loss, left {done['left']} waiting match(es), withdrawn from "
+                   f"{done['tournaments']} tournament(s), {done['seeks']} seek(s) and {done['challenges']} "
+                   "challenge(s) withdrawn")
         self.log_change(request, user, f"Moderation: suspended ({summary}).")
         messages.success(request, f"Suspended {user.username}: {summary}.")
 

@@ -8,6 +8,7 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: start-up order (they import the models, which need the app registry).
         from . import (
+            departures,
             endings,
             signals,  # noqa: F401  (post_migrate: the bot accounts; post_save: names on live tables)
         )
@@ -17,6 +18,8 @@ class GamesConfig(AppConfig):
 
         # Who hears a match's end, and when (games/endings.py).
         endings.connect()
+        # A person who can no longer play leaves every feature (games/departures.py).
+        departures.connect()
 
         # Tournaments start, pair and end on time in every process (and go on after a restart).
         scheduler.every(1.0, services.tick)

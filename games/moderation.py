@@ -18,9 +18,8 @@ from django.utils import timezone
 
 from accounts.models import User
 
-from .models import FinishedMatch, Match
-from .play.finish import end_with_loser
-from .play.seating import decide_leave
+from . import departures
+from .models import FinishedMatch
 from .play.snapshot import Change, ServiceError, Snapshot, State, Status
 from .play.sync import run_change
 from .ratings import rebuild
@@ -53,17 +52,6 @@ def decide_annul(snap: Snapshot, state: State) -> Change:
     return Change(snap, replace(snap, version=snap.version + 1, result={**(snap.result or {}), "annulled": True}))
 
 
-def decide_forfeit(snap: Snapshot, state: State, *, user_id: int) -> Change | None:
-    """A suspended person's match in progress ends with their loss (the others win, as when a player
-    resigns), even before everyone has moved. None if they play no seat of it any more."""
-    if snap.status != Status.ACTIVE:
-        return None
-    seat = snap.seat_of(user_id)
-    if seat is None or seat.is_bot:  # a seat a bot plays since its player left is that player's loss already
-        return None
-    return end_with_loser(snap, seat.index, reason=Termination.SUSPENDED, state=state)
-
-
 def abort_match(match_id: int) -> Snapshot:
     with transaction.atomic():
         return run_change(match_id, decide_admin_abort)
@@ -80,26 +68,6 @@ def annul_result(match_id: int) -> Snapshot:
         for tournament_id in tournament_services.tournaments_of_match([match_id]):
             tournament_services.rebuild(tournament_id)
     return snap
-
-
-def end_live_matches(user: User) -> tuple[int, int]:
-    """A suspended person's live matches: those in progress end with their loss, and they leave those still
-    waiting (a match they created is then cancelled). (ended, left) counted."""
-    ended = left = 0
-    seats = Match.objects.filter(seats__user=user, status__in=(Status.WAITING, Status.ACTIVE))
-    for match_id, status in seats.values_list("pk", "status").distinct():
-        try:
-            if status == Status.WAITING:
-                run_change(match_id, decide_leave, user_id=user.pk)
-                left += 1
-            else:
-                with transaction.atomic():
-                    after = run_change(match_id, decide_forfeit, user_id=user.pk)
-                if (after.result or {}).get("reason") == Termination.SUSPENDED:
-                    ended += 1
-        except ServiceError:  # it moved on meanwhile (started, finished): nothing of theirs is left to end
-            continue
-    return ended, left
 
 
 def sign_out_everywhere(user: User) -> int:
@@ -125,19 +93,26 @@ def sign_out_everywhere(user: User) -> int:
 
 def suspend_user(user: User) -> dict[str, int]:
     """Suspend a person: they cannot sign in (is_active off, which also hides them from the leaderboards),
-    every session of theirs ends, their matches in progress end with their loss and they leave the waiting
-    ones. What was done, counted."""
+    every session of theirs ends, and they leave every feature (games.departures: tournaments, seeks,
+    challenges; their matches in progress end with their loss, they leave the waiting ones). What was done,
+    counted."""
     if user.is_bot:
         raise ServiceError("Bots can't be suspended: they play in other people's matches.")
     with transaction.atomic():
         user.is_active = False
-        user.save(update_fields=["is_active"])
+        setattr(user, departures.SUSPENDING, True)  # the departure below is this one's, not the signal's
+        try:
+            user.save(update_fields=["is_active"])
+        finally:
+            delattr(user, departures.SUSPENDING)
         sessions = sign_out_everywhere(user)
-    ended, left = end_live_matches(user)
-    return {"sessions": sessions, "ended": ended, "left": left}
+    done = departures.leave_everything(user)
+    return {"sessions": sessions, "ended": done.ended, "left": done.left, "tournaments": done.tournaments,
+            "seeks": done.seeks, "challenges": done.challenges}
 
 
 def unsuspend_user(user: User) -> None:
-    """Lift a suspension: they may sign in again and show on the leaderboards (ended matches stay ended)."""
+    """Lift a suspension: they may sign in again and show on the leaderboards (ended matches stay ended, and
+    the tournaments they were withdrawn from are not entered again)."""
     user.is_active = True
     user.save(update_fields=["is_active"])

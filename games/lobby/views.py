@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
+from .. import boards
 from ..catalog import GAMES
 from ..challenges.queries import open_challenges
 from ..play.create import create_match as create
@@ -61,7 +62,12 @@ def create_match(request: SignedInRequest, game: str) -> HttpResponse:
         raise Http404("No such game.")
     form = CreateMatchForm(GAMES[game], request.POST)
     if form.is_valid():
+        # The gate (games.boards): a person at a clocked board opens no second one (watching bots binds no one).
+        clocked = boards.is_clocked(form.clock()) and not form.first_seat_bot()
+        reason = boards.why_not(request.user, clocked=clocked)
         try:
+            if reason:
+                raise ServiceError(reason)
             match = create(
                 creator=request.user,
                 game=game,

@@ -28,6 +28,7 @@ from django.utils import timezone
 import games.bots
 from accounts.models import User
 
+from .. import boards
 from ..locks import advisory_xact_lock
 from ..models import Match, Seat, Seek
 from ..notify.goto import send_to_match
@@ -85,6 +86,9 @@ def seek(user: User, key: str, *, socket: str = "", now: datetime | None = None)
     pool = pool_of(key)
     if user.is_bot or not user.is_active:
         raise ServiceError("Only people may wait for a table.")
+    reason = boards.why_not(user, clocked=boards.is_clocked(pool.clock))
+    if reason:
+        raise ServiceError(reason)
     now = now or timezone.now()
     rating, opponents = rating_of(user, pool.game), last_opponents(user, pool.game)
     try:
@@ -144,10 +148,18 @@ def pair_pool(key: str, *, now: datetime | None = None) -> list[Match]:
         waiting.filter(seen_at__lt=now - timedelta(seconds=SEEK_STALE_SECONDS)).delete()
         rows = {row.pk: row for row in waiting.select_for_update(skip_locked=True, of=("self",))
                 .select_related("user").order_by("created_at", "pk")[:DECISION_LIMIT]}
+        if boards.is_clocked(pool.clock):  # a seek of someone seated elsewhere since waits for that match's end
+            busy = boards.holders(row.user_id for row in rows.values())
+            rows = {pk: row for pk, row in rows.items() if row.user_id not in busy}
         for table in matchmaking.tables([_seeker(row) for row in rows.values()], pool.players, now):
             people = [rows[seeker.id].user for seeker in table]
-            match = create_table(game=pool.game, people=people, clock=pool.clock)
-            _seat(match, [seeker.id for seeker in table], [p.pk for p in people], now)
+            try:
+                with transaction.atomic():  # a savepoint: a table the gate refuses is not made, the others are
+                    match = create_table(game=pool.game, people=people, clock=pool.clock)
+                    _seat(match, [seeker.id for seeker in table], [p.pk for p in people], now)
+            except ServiceError:  # one of them was seated by another road at this moment: they wait on
+                log.info("pool %s: a table was refused by the gate", key)
+                continue
             made.append((match, [p.pk for p in people]))
     if made:
         for match, user_ids in made:

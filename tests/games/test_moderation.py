@@ -264,7 +264,8 @@ def test_suspending_signs_out_ends_live_matches_hides_and_blocks_sign_in(
         assert PlayerResult.objects.get(match=match, user=alice).outcome == PlayerResult.Outcome.LOST
     assert Match.objects.get(pk=waiting.pk).status == Match.Status.ABORTED
     assert logged(alice, boss) == ["Moderation: suspended (signed out of 2 session(s), 2 match(es) in progress "
-                                   "ended with their loss, left 1 waiting match(es))."]
+                                   "ended with their loss, left 1 waiting match(es), withdrawn from 0 tournament(s), "
+                                   "0 seek(s) and 0 challenge(s) withdrawn)."]
     assert alice not in [row.user for row in client_for(bob).get("/leaderboard/?game=gomori").context["rows"]]
 
     # Signing in says why it fails, to whoever knows her password only.

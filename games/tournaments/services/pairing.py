@@ -9,9 +9,11 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from ... import boards
 from ...models import Entrant, Match, Seat, Tournament, TournamentBye, TournamentGame
 from ...notify.goto import send_to_match
 from ...play.create import create_table
+from ...play.snapshot import ServiceError
 from .. import arena, news, points, swiss
 from .base import after_commit, ends_at, get_tournament, lock, min_table
 
@@ -51,8 +53,11 @@ def pair_arena(tournament_id: int, *, now: datetime | None = None) -> list[Match
                 end is not None and now >= end):
             return []
         entrants = Entrant.objects.filter(tournament=tournament)
-        free = {e.user_id: e for e in entrants.filter(match__isnull=True, paused=False, withdrawn=False)
+        free = {e.user_id: e for e in entrants.filter(match__isnull=True, paused=False, withdrawn=False,
+                                                       user__is_active=True)
                 .select_related("user").select_for_update(of=("self",))}
+        for user_id in boards.holders(free):  # seated elsewhere: paused here until that match ends
+            del free[user_id]
         if len(free) < min_table(tournament.game):
             return []
         anyone_playing = entrants.filter(match__isnull=False).exists()
@@ -61,7 +66,11 @@ def pair_arena(tournament_id: int, *, now: datetime | None = None) -> list[Match
         for table in arena.tables(rows, tournament.table_size, min_table=min_table(tournament.game), now=now,
                                   anyone_playing=anyone_playing):
             seated = [free[user_id] for user_id in table]
-            made.append((_make_table(tournament, seated, round=0, now=now), table))
+            try:
+                with transaction.atomic():  # a savepoint: a table the gate refuses is not made, the others are
+                    made.append((_make_table(tournament, seated, round=0, now=now), table))
+            except ServiceError:  # one of them was seated by another road at this very moment
+                log.info("arena %s: a table was refused by the gate", tournament_id)
         if made:
             after_commit(lambda: announce(tournament_id, made))
     return [match for match, _ in made]
@@ -83,8 +92,11 @@ def _met(tournament: Tournament) -> dict[int, set[int]]:
 
 def pair_swiss_round(tournament: Tournament, now: datetime) -> list[tuple[Match, list[int]]]:
     """The next Swiss round: tables (games.tournaments.swiss) and byes, written in the caller's transaction."""
-    entrants = {e.user_id: e for e in Entrant.objects.filter(tournament=tournament, paused=False, withdrawn=False)
+    entrants = {e.user_id: e for e in Entrant.objects.filter(tournament=tournament, paused=False, withdrawn=False,
+                                                             user__is_active=True)
                 .select_related("user").select_for_update(of=("self",))}
+    for user_id in boards.holders(entrants):  # seated elsewhere: sits this round out (no bye: not the Swiss's doing)
+        del entrants[user_id]
     met = _met(tournament)
     byes: dict[int, int] = {}
     for user_id in TournamentBye.objects.filter(tournament=tournament).values_list("user_id", flat=True):
