@@ -63,9 +63,9 @@ def create_match(request: SignedInRequest, game: str) -> HttpResponse:
     form = CreateMatchForm(GAMES[game], request.POST)
     if form.is_valid():
         # The gate (games.boards): a person at a clocked board opens no second one (watching bots binds no one).
-        clocked = boards.is_clocked(form.clock()) and not form.first_seat_bot()
-        reason = boards.why_not(request.user, clocked=clocked)
         try:
+            clocked = boards.is_clocked(form.clock()) and not form.first_seat_bot()
+            reason = boards.why_not(request.user, clocked=clocked)
             if reason:
                 raise ServiceError(reason)
             match = create(

@@ -44,7 +44,7 @@ class Seek(models.Model):
 
 class Challenge(models.Model):
     """One person asks another to a match of a game with a clock; live until accepted, declined, withdrawn or
-    expired (games.lobby.challenges)."""
+    expired (games.challenges)."""
 
     class Status(models.TextChoices):
         OPEN = "open", "Open"

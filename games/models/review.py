@@ -66,4 +66,4 @@ class AnalysisJob(models.Model):
         return round(100 * self.done / self.total) if self.total else 0
 
 
-# Quick pairing and challenges (games.pool.pairing, games.lobby.challenges)
+# Quick pairing and challenges (games.pool.pairing, games.challenges)
