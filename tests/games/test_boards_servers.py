@@ -1,0 +1,138 @@
+"""One person, one board, as deployed for scale: two daphne processes on PostgreSQL + Redis, and three roads to a
+seat racing for the same people at the same moment: an arena starting (each process's tournament tick), quick
+pairing (seeks on both processes' sockets) and challenges accepted over HTTP. Whoever wins, nobody ends at two
+clocked matches, every board row names the one match its person plays, and each refused road said why (the gate
+decides in the transaction that seats: games.boards)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import urllib.error
+import urllib.request
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+from channels.db import database_sync_to_async
+from django.db import connection
+from django.test import Client
+from django.utils import timezone
+from factories import make_user
+from servers import Daphne, database_url
+
+from games.challenges import services as challenges
+from games.models import Board, Challenge, Match, PlayerStats, Seat, Tournament
+from games.tournaments import services as tournaments
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PEOPLE = 24
+POOL = "gomori-2-live"
+START_IN = 4.0  # seconds until the arena's start: every road fires then
+
+redis_only = pytest.mark.skipif(not os.environ.get("REDIS_URL") or connection.vendor != "postgresql",
+                                reason="two processes need PostgreSQL + Redis: the scale-out CI pass runs it")
+
+
+def cookie(user: Any) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+def setting_up() -> tuple[list[tuple[Any, str]], list[int], Any]:
+    staff = make_user("staff", is_staff=True)
+    start = timezone.now() + timedelta(seconds=START_IN)
+    arena = tournaments.create_tournament(creator=staff, kind="arena", game="gomori", clock_key="5+3", minutes=30,
+                                          starts_at=start, table_size=2, name="Race Arena")
+    crowd = []
+    for i in range(PEOPLE):
+        user = make_user(f"racer{i:02d}", display_name=f"Racer {i}")
+        PlayerStats.objects.create(user=user, game="gomori", rating=1500 + i)
+        tournaments.join(tournament_id=arena.pk, user=user)
+        crowd.append((user, cookie(user)))
+    # Each odd person is challenged by the even one before them (a clocked challenge, to be accepted at the start).
+    asked = [challenges.challenge(crowd[i][0], crowd[i + 1][0], game="gomori", clock="live").pk
+             for i in range(0, PEOPLE, 2)]
+    return crowd, asked, start
+
+
+def post(server: Any, path: str, session: str) -> tuple[int, str]:
+    token = secrets.token_hex(16)  # 32 characters: Django's CSRF secret, sent as cookie and header alike
+    request = urllib.request.Request(f"{server.url}{path}", data=b"", method="POST", headers={
+        "Cookie": f"sessionid={session}; csrftoken={token}", "X-CSRFToken": token, "Referer": f"{server.url}/",
+    })
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    try:
+        with urllib.request.build_opener(NoRedirect).open(request, timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+@pytest.mark.redis
+@redis_only
+async def test_three_roads_racing_on_two_processes_seat_each_person_at_one_clocked_board(
+    tmp_path: Path, settings: Any
+) -> None:
+    prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
+    env = {
+        "DATABASE_URL": database_url(connection.settings_dict), "DJANGO_DEBUG": "true",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "CHANNELS_REDIS_PREFIX": prefix,
+    }
+    one, two = await asyncio.gather(asyncio.to_thread(Daphne, env, tmp_path / "one.log"),
+                                    asyncio.to_thread(Daphne, env, tmp_path / "two.log"))
+    sockets: list[Any] = []
+    try:
+        crowd, asked, start = await database_sync_to_async(setting_up)()
+        for i, (_, session) in enumerate(crowd):
+            server = one if i % 2 else two
+            sockets.append(await websockets.connect(f"{server.ws}/ws/notify/?lobby=1", origin=server.url,
+                                                    additional_headers={"Cookie": f"sessionid={session}"},
+                                                    max_size=2**22))
+        await asyncio.sleep(max(0.0, (start - timezone.now()).total_seconds()))
+        frame = json.dumps({"op": "seek", "pool": POOL})
+        accepts = [asyncio.to_thread(post, one if n % 2 else two, f"/challenges/{challenge_id}/accept/",
+                                     crowd[2 * n + 1][1]) for n, challenge_id in enumerate(asked)]
+        answers = await asyncio.gather(*accepts, *(sock.send(frame) for sock in sockets))
+        for status, _ in answers[:len(asked)]:
+            assert status in (302, 303), status  # accepted, or refused with the reason on the page it goes back to
+        await asyncio.sleep(6)  # both processes' ticks have started the arena and paired whoever was free
+
+        def stored() -> tuple[dict[int, list[int]], dict[int, int], list[int], str]:
+            users = [user.pk for user, _ in crowd]
+            clocked = Match.objects.filter(status=Match.Status.ACTIVE).exclude(clock={})
+            at: dict[int, list[int]] = {}
+            for user_id, match_id in Seat.objects.filter(match__in=clocked, user_id__in=users).values_list(
+                    "user_id", "match_id"):
+                at.setdefault(user_id, []).append(match_id)
+            board = dict(Board.objects.filter(user_id__in=users).values_list("user_id", "match_id"))
+            sizes = [Seat.objects.filter(match=m, user__isnull=False).count() for m in clocked]
+            status = Tournament.objects.get(name="Race Arena").status
+            return at, board, sizes, status
+
+        at, board, sizes, status = await database_sync_to_async(stored)()
+        assert status == Tournament.Status.RUNNING
+        assert all(len(matches) == 1 for matches in at.values()), at  # nobody at two clocked matches
+        assert {user_id: matches[0] for user_id, matches in at.items()} == board  # each board names its match
+        assert len(at) >= PEOPLE - 1 and set(sizes) == {2}  # everyone seated (an odd one out may wait), tables full
+        assert sum(sizes) == len(at)  # every seat of every clocked match is one of the people counted once
+        still_open = await database_sync_to_async(
+            lambda: Challenge.objects.filter(status=Challenge.Status.OPEN).count())()
+        answered = [body for status, body in answers[:len(asked)]]
+        assert len(answered) == len(asked) and still_open <= len(asked)  # a refused acceptance leaves it open
+        logs = (tmp_path / "one.log").read_text() + (tmp_path / "two.log").read_text()
+        assert "Traceback" not in logs, logs[-3000:]
+    finally:
+        for sock in sockets:
+            await sock.close()
+        await asyncio.gather(asyncio.to_thread(one.stop), asyncio.to_thread(two.stop))
