@@ -13,6 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import Viewer
 
+from .. import boards
 from ..catalog import GAMES
 from ..jinja import render_block
 from ..models import Seek
@@ -35,6 +36,7 @@ class PoolButton:
     smaller: int  # the people waiting here with this person, when a smaller table can start (else 0)
     bots_fill: int  # the bots a table started now would take
     may_shrink: bool
+    refused: bool = False  # the gate refuses this person a clocked table now (the grid says why)
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,8 @@ def my_seek(user: Viewer) -> Waiting | None:
     return Waiting(*row) if row else None
 
 
-def _button(pool: Pool, counts: dict[str, int], mine: Waiting | None, now: datetime) -> PoolButton:
+def _button(pool: Pool, counts: dict[str, int], mine: Waiting | None, now: datetime, busy: str | None,
+            ) -> PoolButton:
     here = mine is not None and mine.pool == pool.key
     others = counts.get(pool.key, 0) - (1 if here else 0)
     offer = here and mine is not None and (now - mine.since).total_seconds() >= matchmaking.ALONE_OFFER_AFTER
@@ -77,22 +80,25 @@ def _button(pool: Pool, counts: dict[str, int], mine: Waiting | None, now: datet
         bot_title=LEVEL_TITLES.get(level_near(pool.game, mine.rating), "") if offer and mine else "",
         smaller=together if offer and pool.may_shrink and pool.min_players <= together < pool.players else 0,
         bots_fill=pool.players - min(together, pool.players), may_shrink=pool.may_shrink,
+        refused=bool(busy) and boards.is_clocked(pool.clock) and not here,
     )
 
 
-def grid(user: Viewer, now: datetime | None = None) -> list[GameRow]:
+def grid(user: Viewer, now: datetime | None = None, busy: str | None = None) -> list[GameRow]:
     now = now or timezone.now()
     counts, mine = waiting_counts(now), my_seek(user)
     rows = []
     for slug, info in GAMES.items():
         pools = [pool for pool in POOLS.values() if pool.game == slug]
         rows.append(GameRow(slug=slug, name=info.name, players_text=pools[0].players_text,
-                            buttons=[_button(pool, counts, mine, now) for pool in pools]))
+                            buttons=[_button(pool, counts, mine, now, busy) for pool in pools]))
     return rows
 
 
-def quick_html(user: Viewer, now: datetime | None = None) -> SafeString:
-    """The grid (#quick), for the lobby page and its socket."""
+def quick_html(user: Viewer, now: datetime | None = None, *, error: str = "") -> SafeString:
+    """The grid (#quick), for the lobby page and its socket. A person the gate refuses a clocked table (at a
+    clocked board now) is told why, and those pools' buttons are off (games.boards)."""
+    busy = boards.why_not(user) if user.is_authenticated else None
     return mark_safe(render_block(TEMPLATE, "quick", {
-        "rows": grid(user, now), "signed_in": user.is_authenticated,
+        "rows": grid(user, now, busy), "signed_in": user.is_authenticated, "busy": busy, "error": error,
     }))

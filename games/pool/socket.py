@@ -14,11 +14,10 @@ from typing import Any
 import orjson
 from channels.db import database_sync_to_async
 
-from ..jinja import render_block
 from ..models import Seek
 from ..play.snapshot import ServiceError
 from . import matchmaking, pairing
-from .grid import TEMPLATE, quick_html
+from .grid import quick_html
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +57,7 @@ class QuickPairingSocket:
         if not isinstance(frame, dict) or not isinstance(frame.get("pool"), str):
             return
         op, key = frame.get("op"), frame["pool"]
+        error = ""
         try:
             if op == "seek":
                 self.quick_used = True
@@ -71,9 +71,10 @@ class QuickPairingSocket:
                 self._stop_waiting()
             else:
                 return
-        except ServiceError as error:
-            await self.send(text_data=render_block(TEMPLATE, "error", {"message": str(error)}))
-        await self._send_grid()
+        except ServiceError as refused:
+            error = str(refused)
+        # The grid drawn again carries the refusal: a separate frame would be wiped by this redraw.
+        await self._send_grid(error)
 
     async def _wait(self, key: str) -> None:
         """While this socket's person waits: the pool decided again as their range widens, the grid redrawn when
@@ -108,8 +109,8 @@ class QuickPairingSocket:
         await asyncio.sleep(0.2)
         await self._send_grid()
 
-    async def _send_grid(self) -> None:
-        html = await database_sync_to_async(quick_html)(self.scope["user"])
+    async def _send_grid(self, error: str = "") -> None:
+        html = await database_sync_to_async(quick_html)(self.scope["user"], error=error)
         await self.send(text_data=html)
 
     async def quick_disconnect(self) -> None:
