@@ -1,4 +1,4 @@
-"""Challenges (games.lobby.challenges and its views): made from a profile, seen after a reload, accepted into a
+"""Challenges (games.challenges and its views): made from a profile, seen after a reload, accepted into a
 match for both, declined, withdrawn, expired, refused by a person's setting; one match however often accepted."""
 
 from __future__ import annotations
