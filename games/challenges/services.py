@@ -137,6 +137,9 @@ def expire_due(now: datetime | None = None) -> int:
     """The open challenges past their time become EXPIRED and both people are told (the runner calls this every
     EXPIRY_SWEEP_SECONDS in every process; a second process finds nothing left to do). Returns how many."""
     now = now or timezone.now()
+    # A plain read first: most sweeps find nothing, and the transaction below takes SQLite's write lock at BEGIN.
+    if not Challenge.objects.filter(status=OPEN, expires_at__lte=now).exists():
+        return 0
     with transaction.atomic():
         due = list(Challenge.objects.select_for_update().filter(status=OPEN, expires_at__lte=now)
                    .values_list("pk", "challenger_id", "challenged_id"))
