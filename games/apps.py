@@ -12,6 +12,7 @@ class GamesConfig(AppConfig):
             endings,
             signals,  # noqa: F401  (post_migrate: the bot accounts; post_save: names on live tables)
         )
+        from .challenges import services as challenges
         from .lobby import invites  # noqa: F401  (sign-in: the seat a signed-out person chose)
         from .play import scheduler, stats_due
         from .tournaments import services
@@ -25,3 +26,6 @@ class GamesConfig(AppConfig):
         scheduler.every(1.0, services.tick)
         # Statistics a crash left unwritten between a match's end and its statistics (games.play.stats_due).
         scheduler.every(stats_due.SWEEP_SECONDS, stats_due.record_due)
+        # Challenges past their time are closed by the server, and both people told (games.challenges.services);
+        # run_periodic logs a failure and goes on.
+        scheduler.every(challenges.EXPIRY_SWEEP_SECONDS, challenges.expire_due)

@@ -1,10 +1,12 @@
 """Challenges, the reads: a person's open challenges, to them and from them, as the lobby lists them and as every
-page's notices show the incoming ones."""
+page's notices show the incoming ones; and the recent "no"s said to them (a challenge of theirs declined,
+withdrawn, expired or cancelled in the last RECENT_MINUTES), live and after a reload alike, from one query."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.db.models import Q
 from django.template.loader import render_to_string
@@ -17,6 +19,9 @@ from ..models import Challenge
 from ..pool.pools import clock_label
 
 OPEN = Challenge.Status.OPEN
+Status = Challenge.Status
+# How long a closed challenge is still said to the person it concerns (on every page, after reloads too).
+RECENT_MINUTES = 10
 
 
 @dataclass(frozen=True)
@@ -31,26 +36,97 @@ class Notice:
     seconds_left: int
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """A challenge of this person's that ended without a match, as their pages say it."""
+
+    id: int
+    status: str  # Challenge.Status: declined, withdrawn, expired, cancelled
+    text: str  # "Bob declined your challenge (Ruhd, 3+2)."
+    seconds_left: int  # until it is no longer said
+
+
+@dataclass(frozen=True)
+class Challenges:
+    open: list[Notice]
+    outcomes: list[Outcome]
+
+
 def open_challenges(user: Viewer, now: datetime | None = None) -> list[Notice]:
     """This person's open challenges, to them and from them, newest first (one query)."""
+    return challenges_of(user, now).open
+
+
+def challenges_of(user: Viewer, now: datetime | None = None, *,
+                  reasons: dict[int, str] | None = None) -> Challenges:
+    """This person's open challenges and the recent "no"s said to them, newest first (one query). `reasons`: why
+    the server cancelled some of them, as the live event tells it (services.withdraw_all)."""
     if not user.is_authenticated:
-        return []
+        return Challenges([], [])
     now = now or timezone.now()
-    rows = (Challenge.objects.filter(Q(challenged_id=user.pk) | Q(challenger_id=user.pk), status=OPEN,
-                                     expires_at__gt=now)
-            .select_related("challenger", "challenged").order_by("-created_at")[:20])
-    notices = []
+    since = now - timedelta(minutes=RECENT_MINUTES)
+    # An open row past its time is read as expired: the runner's sweep closes it within seconds, and a page
+    # drawn in between says the same as one drawn after.
+    rows = (Challenge.objects.filter(Q(challenged_id=user.pk) | Q(challenger_id=user.pk))
+            .filter(Q(status=OPEN, expires_at__gt=since) | Q(closed_at__gt=since))
+            .select_related("challenger", "challenged").order_by("-created_at", "-pk")[:20])
+    notices: list[Notice] = []
+    outcomes: list[Outcome] = []
+    seen: set[int] = set()  # the people whose newest challenge with this person was read already
     for row in rows:
         incoming = row.challenged_id == user.pk
         other = row.challenger if incoming else row.challenged
-        notices.append(Notice(row.pk, incoming, other.name, other.get_absolute_url(), GAMES[row.game].name,
-                              clock_label(row.clock), row.rated, int((row.expires_at - now).total_seconds())))
-    return notices
+        older = other.pk in seen
+        seen.add(other.pk)
+        if row.status == OPEN and row.expires_at > now:
+            notices.append(Notice(row.pk, incoming, other.name, other.get_absolute_url(), GAMES[row.game].name,
+                                  clock_label(row.clock), row.rated, int((row.expires_at - now).total_seconds())))
+            continue
+        if older:
+            continue  # a newer challenge between the two (or its own "no") says where they stand now
+        status, closed_at = (Status.EXPIRED, row.expires_at) if row.status == OPEN else (row.status, row.closed_at)
+        if closed_at is None or closed_at <= since:
+            continue
+        text = outcome_text(row, status, incoming=incoming, reason=(reasons or {}).get(row.pk))
+        if text:
+            outcomes.append(Outcome(row.pk, status, text, int((closed_at - since).total_seconds())))
+    return Challenges(notices, outcomes)
 
 
-def notices_html(user: Viewer, now: datetime | None = None) -> str:
-    """#challenge-notices: the incoming challenges' notices, on every page (templates/games/_notify.html)."""
-    notices = [notice for notice in open_challenges(user, now) if notice.incoming]
-    return render_to_string("games/challenges/_challenge_notices.html", {"notices": notices})
+def outcome_text(row: Challenge, status: str, *, incoming: bool, reason: str | None = None) -> str | None:
+    """The sentence said to one of the two about a challenge closed without a match; None if it says nothing to
+    them (their own decline or withdrawal, an acceptance)."""
+    other = (row.challenger if incoming else row.challenged).name
+    detail = f"{GAMES[row.game].name}, {clock_label(row.clock)}" + ("" if row.rated else ", unrated")
+    if status == Status.DECLINED and not incoming:
+        return f"{other} declined your challenge ({detail})."
+    if status == Status.WITHDRAWN and incoming:
+        return f"{other} withdrew the challenge ({detail})."
+    if status == Status.EXPIRED:
+        return (f"{other}'s challenge to you ({detail}) expired." if incoming
+                else f"Your challenge to {other} ({detail}) expired.")
+    if status == Status.CANCELLED:
+        subject = f"{other}'s challenge ({detail})" if incoming else f"Your challenge to {other} ({detail})"
+        reason = reason or _cancelled_because(row)
+        return f"{subject} was cancelled" + (f": {reason}" if reason else ".")
+    return None
 
 
+def _cancelled_because(row: Challenge) -> str | None:
+    """After a reload, why the server cancelled it: the one of the two who cannot play now (no column keeps the
+    live event's reason; a person reinstated since leaves the plain "was cancelled.")."""
+    cause = next((person for person in (row.challenger, row.challenged) if not person.is_active), None)
+    return f"{cause.name} cannot play at the moment." if cause is not None else None
+
+
+def notices_html(user: Viewer, now: datetime | None = None, *, read: Challenges | None = None,
+                 error: str = "") -> str:
+    """#challenge-notices: the incoming challenges' notices and the recent "no"s, on every page
+    (templates/games/_notify.html); `error`: why an answer from a notice was refused."""
+    read = read or challenges_of(user, now)
+    return render_to_string("games/challenges/_challenge_notices.html", notices_context(read, error=error))
+
+
+def notices_context(read: Challenges, *, error: str = "") -> dict[str, Any]:
+    return {"notices": [notice for notice in read.open if notice.incoming], "outcomes": read.outcomes,
+            "challenge_error": error}

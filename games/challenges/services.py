@@ -1,7 +1,11 @@
 """Challenges, the service: one person asks another to a match of a game with a clock (from the
 other's profile or a history's names); the other sees it live on every page (a notice with Accept and Decline,
 sent over their notification sockets) and after a reload; accepting makes the match and sends both to it; it
-ends when declined, withdrawn, or after CHALLENGE_MINUTES. A person may refuse all challenges (their profile).
+ends when declined, withdrawn, replaced by a newer one, expired (the runner's sweep, `expire_due`, after
+CHALLENGE_MINUTES) or cancelled (`withdraw_all`: one of the two can no longer play). Every road out of OPEN sets
+`closed_at`, so the other person's pages say the "no" live and after a reload (games.challenges.queries). A person
+may refuse all challenges (their profile). A person at a clocked board (games.boards) neither makes nor accepts a
+challenge with a clock, and is told why up front rather than by the deal's claim.
 
 Accepting is one claim: the challenge row locked (SELECT ... FOR UPDATE) and still open, then the match made in
 the same transaction, so a challenge accepted twice at once (two tabs, two processes) makes one match."""
@@ -14,11 +18,13 @@ from datetime import datetime, timedelta
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
 from accounts.sessions import notices_group
 
+from .. import boards
 from ..catalog import GAMES
 from ..models import Challenge, Match, Seek
 from ..notify.goto import send_to_match
@@ -30,6 +36,9 @@ from ..pool.pools import clock_of
 log = logging.getLogger(__name__)
 
 CHALLENGE_MINUTES = 5
+# How often the runner closes the challenges past their time (games.apps registers expire_due): a notice may
+# outlive its expiry by this much, never a page's own timer deciding.
+EXPIRY_SWEEP_SECONDS = 2.0
 OPEN = Challenge.Status.OPEN
 
 
@@ -54,9 +63,13 @@ def challenge(challenger: User, challenged: User, *, game: str, clock: str, rate
         raise ServiceError(f"{challenged.name} does not take challenges.")
     if GAMES[game].engine.max_players < 2:
         raise ServiceError(f"{GAMES[game].name} is not played by two.")
+    # Said now rather than when the other accepts (the deal's claim would refuse it then, to their surprise).
+    busy = boards.why_not(challenger, clocked=boards.is_clocked(spec), own=True)
+    if busy:
+        raise ServiceError(busy)
     with transaction.atomic():
         Challenge.objects.filter(challenger=challenger, challenged=challenged, status=OPEN).update(
-            status=Challenge.Status.WITHDRAWN)
+            status=Challenge.Status.WITHDRAWN, closed_at=now)
         made = Challenge.objects.create(challenger=challenger, challenged=challenged, game=game, clock=spec,
                                         rated=rated, created_at=now,
                                         expires_at=now + timedelta(minutes=CHALLENGE_MINUTES))
@@ -84,12 +97,16 @@ def accept(user: User, challenge_id: int, *, now: datetime | None = None) -> Mat
         if row.challenged_id != user.pk:
             raise ServiceError("This challenge is not yours to accept.")
         challenger = User.objects.get(pk=row.challenger_id)
-        if not challenger.is_active:
-            raise ServiceError(f"{challenger.name} cannot play at the moment.")
+        # The gate's reason, before anything is written: the challenge stays open for when they are free.
+        clocked = boards.is_clocked(row.clock)
+        busy = (boards.why_not(user, clocked=clocked, own=True)
+                or boards.why_not(challenger, clocked=clocked, own=False))
+        if busy:
+            raise ServiceError(busy)
         Seek.objects.filter(user_id__in=[user.pk, challenger.pk], match__isnull=True).delete()
         match = create_table(game=row.game, people=[challenger, user], clock=row.clock, rated=row.rated)
-        row.status, row.match = Challenge.Status.ACCEPTED, match
-        row.save(update_fields=["status", "match"])
+        row.status, row.match, row.closed_at = Challenge.Status.ACCEPTED, match, now
+        row.save(update_fields=["status", "match", "closed_at"])
     send_to_match(match, [row.challenger_id, row.challenged_id])
     changed([row.challenger_id, row.challenged_id])
     pairing.announce_pools()
@@ -110,19 +127,62 @@ def _close(user: User, challenge_id: int, *, by: str, status: str, now: datetime
         row = _open(challenge_id, now)
         if getattr(row, f"{by}_id") != user.pk:
             raise ServiceError("This challenge is not yours to answer.")
-        row.status = status
-        row.save(update_fields=["status"])
+        row.status, row.closed_at = status, now
+        row.save(update_fields=["status", "closed_at"])
     changed([row.challenger_id, row.challenged_id])
     return row
 
 
-def changed(user_ids: list[int]) -> None:
-    """These people's challenges changed: their pages redraw the notices (and the lobby its list)."""
+def expire_due(now: datetime | None = None) -> int:
+    """The open challenges past their time become EXPIRED and both people are told (the runner calls this every
+    EXPIRY_SWEEP_SECONDS in every process; a second process finds nothing left to do). Returns how many."""
+    now = now or timezone.now()
+    # A plain read first: most sweeps find nothing, and the transaction below takes SQLite's write lock at BEGIN.
+    if not Challenge.objects.filter(status=OPEN, expires_at__lte=now).exists():
+        return 0
+    with transaction.atomic():
+        due = list(Challenge.objects.select_for_update().filter(status=OPEN, expires_at__lte=now)
+                   .values_list("pk", "challenger_id", "challenged_id"))
+        if not due:
+            return 0
+        # status=OPEN again: one accepted between the read and here (without row locks, SQLite) stays accepted.
+        expired = Challenge.objects.filter(pk__in=[pk for pk, _, _ in due], status=OPEN).update(
+            status=Challenge.Status.EXPIRED, closed_at=now)
+    changed(sorted({user_id for _, *people in due for user_id in people}))
+    return expired
+
+
+def withdraw_all(user: User, *, reason: str = "", now: datetime | None = None) -> int:
+    """This person can no longer play (suspended, deactivated): every open challenge to or from them is CANCELLED
+    and both sides are told live. `reason` is what their pages say after the colon ("Bob cannot play at the
+    moment." by default); after a reload the reason is told again from the accounts' state
+    (games.challenges.queries). Returns how many."""
+    now = now or timezone.now()
+    said = reason or f"{user.name} cannot play at the moment."
+    with transaction.atomic():
+        rows = list(Challenge.objects.select_for_update()
+                    .filter(Q(challenger_id=user.pk) | Q(challenged_id=user.pk), status=OPEN)
+                    .values_list("pk", "challenger_id", "challenged_id"))
+        if not rows:
+            return 0
+        cancelled = Challenge.objects.filter(pk__in=[pk for pk, _, _ in rows], status=OPEN).update(
+            status=Challenge.Status.CANCELLED, closed_at=now)
+    changed(sorted({user_id for _, *people in rows for user_id in people}),
+            reasons={pk: said for pk, _, _ in rows})
+    return cancelled
+
+
+def changed(user_ids: list[int], *, reasons: dict[int, str] | None = None) -> None:
+    """These people's challenges changed: their pages redraw the notices (and the lobby its list). `reasons`: why
+    the server cancelled these challenges (by id), said as they are on the open pages."""
     layer = get_channel_layer()
     if layer is None:
         return
+    event: dict[str, object] = {"type": "challenges.changed"}
+    if reasons:
+        event["reasons"] = {str(pk): text for pk, text in reasons.items()}  # the layer's messages: string keys
     for user_id in user_ids:
         try:
-            async_to_sync(layer.group_send)(notices_group(user_id), {"type": "challenges.changed"})
+            async_to_sync(layer.group_send)(notices_group(user_id), event)
         except Exception:
             log.exception("could not tell %s of a challenge", user_id)

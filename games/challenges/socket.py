@@ -1,6 +1,8 @@
 """The notification socket's part in challenges (mixed into games.notify.consumer.NotifyConsumer): a challenge to
-or from this person came, was answered or withdrawn, so the notices (every page) and the lobby's list of
-challenges are drawn again; and again when the next one expires, so an expired notice leaves by itself."""
+or from this person came, was answered, withdrawn, expired or cancelled, so the notices (every page: the incoming
+challenges and the recent "no"s) and the lobby's list of challenges are drawn again, out of band by their ids.
+Expiry is the runner's (services.expire_due tells both people); this socket's only timer takes a "no" away when
+it has been said for RECENT_MINUTES."""
 
 from __future__ import annotations
 
@@ -11,17 +13,24 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
-from .queries import notices_html, open_challenges
+from .queries import challenges_of, notices_html
 
 
-def _drawn(user: Any, lobby: bool, csrf: str) -> tuple[str, float | None]:
-    """The frames to send (notices; the lobby's list too on a lobby page) and the seconds until one expires."""
-    notices = open_challenges(user)
-    html = notices_html(user)
+def _drawn(user: Any, lobby: bool, csrf: str, reasons: dict[int, str]) -> tuple[str, float | None]:
+    """The frames to send (notices; the lobby's list too on a lobby page) and the seconds until a "no" said
+    in them is no longer said."""
+    read = challenges_of(user, reasons=reasons)
+    html = notices_html(user, read=read)
     if lobby:
-        html += render_to_string("games/challenges/_challenges.html", {"challenges": notices, "csrf_token": csrf})
-    soonest = min((n.seconds_left for n in notices), default=None)
+        html += render_to_string("games/challenges/_challenges.html", {"challenges": read.open, "csrf_token": csrf})
+    soonest = min((outcome.seconds_left for outcome in read.outcomes), default=None)
     return html, (soonest + 0.5 if soonest is not None else None)
+
+
+def _reasons(event: dict[str, Any]) -> dict[int, str]:
+    """Why the server cancelled challenges (services.withdraw_all), by id (string keys over the layer)."""
+    given = event.get("reasons") or {}
+    return {int(pk): str(text) for pk, text in given.items() if str(pk).isdigit()}
 
 
 class ChallengeNotices:
@@ -37,7 +46,7 @@ class ChallengeNotices:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             return
-        html, expires_in = await database_sync_to_async(_drawn)(user, self.lobby, self.csrf())
+        html, expires_in = await database_sync_to_async(_drawn)(user, self.lobby, self.csrf(), _reasons(event))
         await self.send(text_data=html)
         self.challenges_stop()
         if expires_in is not None:

@@ -26,14 +26,18 @@ def make_challenge(request: SignedInRequest, username: str) -> HttpResponse:
     except ServiceError as error:
         messages.error(request, str(error))
         return redirect(other)
-    messages.success(request, f"{other.name} is challenged: the match starts when they accept.")
+    # No flash: the lobby's list says "Waiting for Bob to accept…" while the challenge is open, and the live
+    # notices redraw it when it closes, so no banner outlives the challenge it speaks of.
     return redirect("play")
 
 
-def _answered(request: SignedInRequest, *, to: str = "play") -> HttpResponse:
-    """A notice's button (htmx) gets the notices drawn again; the lobby's form goes back to the lobby."""
+def _answered(request: SignedInRequest, *, error: ServiceError | None = None, to: str = "play") -> HttpResponse:
+    """A notice's button (htmx) gets the notices drawn again, with the refusal's reason in them (a flash would
+    wait for the next page); the lobby's form goes back to the lobby, the reason as a flash there."""
     if request.htmx:
-        return HttpResponse(notices_html(request.user))
+        return HttpResponse(notices_html(request.user, error=str(error) if error else ""))
+    if error is not None:
+        messages.error(request, str(error))
     return redirect(to)
 
 
@@ -43,8 +47,7 @@ def accept_challenge(request: SignedInRequest, challenge_id: int) -> HttpRespons
     try:
         match = challenges.accept(request.user, challenge_id)
     except ServiceError as error:
-        messages.error(request, str(error))
-        return _answered(request)
+        return _answered(request, error=error)
     if request.htmx:
         return HttpResponseClientRedirect(match.get_absolute_url())
     return redirect(match)
@@ -56,7 +59,7 @@ def decline_challenge(request: SignedInRequest, challenge_id: int) -> HttpRespon
     try:
         challenges.decline(request.user, challenge_id)
     except ServiceError as error:
-        messages.error(request, str(error))
+        return _answered(request, error=error)
     return _answered(request)
 
 
@@ -66,5 +69,5 @@ def withdraw_challenge(request: SignedInRequest, challenge_id: int) -> HttpRespo
     try:
         challenges.withdraw(request.user, challenge_id)
     except ServiceError as error:
-        messages.error(request, str(error))
+        return _answered(request, error=error)
     return _answered(request)

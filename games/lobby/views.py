@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from .. import boards
 from ..catalog import GAMES
-from ..challenges.queries import open_challenges
+from ..challenges.queries import challenges_of
 from ..play.create import create_match as create
 from ..play.decide import decide_abandon
 from ..play.seating import decide_cancel, decide_join, decide_leave
@@ -37,9 +37,11 @@ def home(request: HttpRequest) -> HttpResponse:
 def _lobby_page(request: HttpRequest, forms: list[CreateMatchForm], *, open_game: str = "",
                 status: int = 200) -> HttpResponse:
     csrf_token = get_token(request)
+    challenge_read = challenges_of(request.user)
     return render(request, "games/lobby.html", {
         "quick": quick_html(request.user),
-        "challenges": open_challenges(request.user),
+        "challenges": challenge_read.open,
+        "challenge_read": challenge_read,  # the header's notices too (games_tags.notify_socket)
         "create_forms": page.create_forms_html(forms, open_game=open_game, signed_in=request.user.is_authenticated,
                                                csrf_token=csrf_token),
         "lobby_lists": page.lists_html(request.user, csrf_token),

@@ -11,7 +11,7 @@ from django import template
 from accounts.models import User
 
 from ..catalog import GAMES
-from ..challenges.queries import open_challenges
+from ..challenges.queries import Challenges, challenges_of, notices_context
 from ..notify.queries import waiting_for
 from ..pool.pools import CLOCKS
 from ..ratings.profile import profile_stats
@@ -39,10 +39,11 @@ def notify_socket(context: dict[str, Any]) -> dict[str, Any]:
     request = context.get("request")
     match = getattr(request, "resolver_match", None)
     here = match.kwargs.get("match_id") if match is not None and match.url_name == "match" else None
-    # The lobby read them already for its own list of challenges.
-    mine = context.get("challenges")
-    notices = [notice for notice in (open_challenges(context["user"]) if mine is None else mine) if notice.incoming]
-    return {"waiting": waiting_for(context["user"], besides=here), "here": here, "notices": notices,
+    # The lobby read them already for its own list of challenges (one query for both).
+    read = context.get("challenge_read")
+    if not isinstance(read, Challenges):
+        read = challenges_of(context["user"])
+    return {"waiting": waiting_for(context["user"], besides=here), "here": here, **notices_context(read),
             "query": socket_query(context)}
 
 

@@ -291,17 +291,13 @@
   });
 
   // Quick pairing and accepted challenges: the notification socket moves the page to the match its person was
-  // seated at (#notify-go's data-go), once; an incoming challenge's notice leaves when it expires.
+  // seated at (#notify-go's data-go), once. A challenge's expiry is the server's (its runner closes it and the
+  // socket redraws the notices with "expired"), not a timer here, so every page says the same.
   var going = false;
   function follow() {
     var go = document.getElementById("notify-go");
     var url = go && go.getAttribute("data-go");
     if (url && !going) { going = true; go.removeAttribute("data-go"); window.location.assign(url); }
-    document.querySelectorAll("[data-expires-in]").forEach(function (notice) {
-      if (notice.cardClubExpiry) { return; }
-      notice.cardClubExpiry = setTimeout(function () { notice.remove(); },
-        (parseInt(notice.getAttribute("data-expires-in"), 10) || 0) * 1000);
-    });
   }
   document.addEventListener("htmx:wsAfterMessage", follow);
   document.addEventListener("DOMContentLoaded", follow);
