@@ -25,6 +25,7 @@ from django.db.models.signals import post_save, pre_delete
 
 from accounts.models import User
 
+from .challenges import services as challenges
 from .models import Entrant, Match, Tournament
 from .play.finish import end_with_loser
 from .play.seating import decide_leave
@@ -62,6 +63,7 @@ def leave_everything(user: User) -> Departure:
         except ServiceError:  # it ended meanwhile
             continue
     done.seeks = pairing.withdraw(user)
+    done.challenges = challenges.withdraw_all(user)
     done.ended, done.left = end_live_matches(user)
     return done
 

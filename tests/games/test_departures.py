@@ -13,7 +13,8 @@ from factories import make_user
 from tournament_play import opponent
 
 from games import moderation
-from games.models import Board, Entrant, Match, PlayerStats, Seek, Tournament
+from games.challenges import services as challenges
+from games.models import Board, Challenge, Entrant, Match, PlayerStats, Seek, Tournament
 from games.play.create import create_table
 from games.pool import pairing
 from games.tournaments import services
@@ -44,10 +45,14 @@ def test_a_suspension_during_an_arena_ends_the_game_for_the_opponent_and_is_neve
     game = Entrant.objects.get(tournament=t, user=dave).match
     assert game is not None and opponent(game, dave) == alice
     pairing.seek(dave, "gomori-2-none")  # waiting in a pool too (a pool without a clock may be sought meanwhile)
+    bob = person("bob")
+    sent = challenges.challenge(dave, bob, game="gomori", clock="none")
+    received = challenges.challenge(bob, dave, game="rummy", clock="none")
 
     done = moderation.suspend_user(dave)
 
-    assert done["ended"] == 1 and done["tournaments"] == 1 and done["seeks"] == 1
+    assert done["ended"] == 1 and done["tournaments"] == 1 and done["seeks"] == 1 and done["challenges"] == 2
+    assert {c.status for c in Challenge.objects.filter(pk__in=[sent.pk, received.pk])} == {"cancelled"}
     ended = Match.objects.get(pk=game.pk)
     assert ended.status == Match.Status.FINISHED and ended.result["reason"] == "suspended"
     assert Entrant.objects.get(tournament=t, user=alice).score == 2  # counted for the opponent
