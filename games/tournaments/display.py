@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.models import User, Viewer
 
+from .. import boards
 from ..catalog import GAMES
 from ..models import Entrant, Match, Seat, Tournament, TournamentGame
 from ..pool.pools import clock_label
@@ -286,6 +287,7 @@ class Mine:
     invite_url: str | None  # to entrants and the creator of a private one
     join_code: str  # what the Join button posts for the creator of a private one (others come with the link's)
     place: int | None = None  # their final place
+    elsewhere: str = ""  # where they play now, when that keeps the tournament from pairing them (games.boards)
 
 
 def mine(tournament: Tournament, user: Viewer, *, now: datetime | None = None) -> Mine:
@@ -305,6 +307,11 @@ def mine(tournament: Tournament, user: Viewer, *, now: datetime | None = None) -
     match_url = None
     if entrant is not None and entrant.match is not None and entrant.match.status == Match.Status.ACTIVE:
         match_url = entrant.match.get_absolute_url()
+    elsewhere = ""
+    if running and entrant is not None and not (entrant.paused or gone) and match_url is None:
+        held = boards.held_by(user.pk)
+        if held is not None:
+            elsewhere = held.where
     invite = None
     if tournament.is_private and (entrant is not None or is_creator):
         invite = f"{tournament.get_absolute_url()}?code={tournament.invite_code}"
@@ -314,7 +321,7 @@ def mine(tournament: Tournament, user: Viewer, *, now: datetime | None = None) -
         may_join=may_join,
         may_start=is_creator and tournament.is_private and tournament.status == Tournament.Status.UPCOMING,
         invite_url=invite, join_code=tournament.invite_code if is_creator and tournament.is_private else "",
-        place=entrant.place if entrant else None,
+        place=entrant.place if entrant else None, elsewhere=elsewhere,
     )
 
 

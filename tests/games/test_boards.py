@@ -181,3 +181,16 @@ def test_why_not_names_the_tournament_of_the_board() -> None:
     services.tick()
     assert boards.why_not(ann) == "You are playing in Friday Arena: you can sit down again when that match ends."
     assert boards.why_not(ann, clocked=False) is None
+
+
+def test_the_tournament_page_tells_an_entrant_seated_elsewhere_why_they_wait() -> None:
+    t = arena(name="Friday Arena")
+    ann, ben = person("ann"), person("ben")
+    create_table(game="gomori", people=[ann], bots=("reference",), clock=LIVE)
+    for user in (ann, ben):
+        services.join(tournament_id=t.pk, user=user)
+    services.tick()
+    page = client_for(ann).get(t.get_absolute_url()).content.decode()
+    assert ("<strong>You are playing in a match of Gomori:</strong> this tournament pairs you again when that match"
+            " ends.") in page
+    assert "this tournament pairs you again" not in client_for(ben).get(t.get_absolute_url()).content.decode()
