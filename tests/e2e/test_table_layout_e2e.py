@@ -147,6 +147,7 @@ def test_the_turn_is_on_the_first_screen(browser: Any, asgi_server: str, game: s
     shots = os.environ.get("SHOTS")
     name = f"turn-{game}-{screen}" + (f"-{players}p" if players > 2 else "")
     problems: list[str] = []
+    measured: list[str] = [f"page width {size['width']}"]
     try:
         page.goto(match.get_absolute_url())
         table_drawn(page)
@@ -161,6 +162,7 @@ def test_the_turn_is_on_the_first_screen(browser: Any, asgi_server: str, game: s
             if shots:
                 page.screenshot(path=f"{shots}/{name}-{stage}.png")
             width = page.evaluate("document.documentElement.scrollWidth")
+            measured.append(f"step {stage}: document width {width}")
             if width > size["width"]:
                 wide = page.evaluate(
                     "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > "
@@ -170,9 +172,17 @@ def test_the_turn_is_on_the_first_screen(browser: Any, asgi_server: str, game: s
             hand, boxes = out_of_view(page, turn["hand"], size)
             assert boxes, f"{turn['hand']} is not shown"
             problems += [f"step {stage}: the hand {line}" for line in hand]
+            measured += [f"step {stage}: the hand: y {b['top']:.0f}-{b['bottom']:.0f}" for b in boxes]
             if screen == "phone":
                 buttons, boxes = out_of_view(page, turn["buttons"], size)
                 problems += [f"step {stage}: the button {line}" for line in buttons]
+                if boxes:
+                    low = max(boxes, key=lambda b: b["bottom"])
+                    measured.append(f"step {stage}: the lowest button: {low['what']} "
+                                    f"y {low['top']:.0f}-{low['bottom']:.0f}")
+        if shots:  # what was measured, beside the screenshots
+            with open(f"{shots}/{name}.txt", "w") as out:
+                out.write("\n".join(measured) + "\n")
         assert not problems, f"{game} at {size['width']}x{size['height']}, {players} players:\n" + "\n".join(problems)
     finally:
         page.context.close()
