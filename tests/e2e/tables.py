@@ -15,6 +15,8 @@ from games.play.store import load
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
+# A laptop's screen: the smallest desktop the table keeps the turn on the first screen of (test_table_layout_e2e).
+LAPTOP = {"width": 1280, "height": 800}
 
 
 def people(count: int, start: int = 0) -> list[Any]:
@@ -23,6 +25,21 @@ def people(count: int, start: int = 0) -> list[Any]:
     User = get_user_model()
     return [User.objects.create_user(username=f"p{i}", password="x", display_name=f"Player {i + 1}")
             for i in range(start, start + count)]
+
+
+def long_named_people(count: int, start: int = 0) -> list[Any]:
+    """Like people(), each with a display name as long as the site allows (User.display_name's max_length, which
+    the sign-up and profile forms keep too), of wide letters and digits: "WWWW…W 6899"."""
+    from django.contrib.auth import get_user_model
+
+    User = get_user_model()
+    longest = User._meta.get_field("display_name").max_length
+    users = []
+    for i in range(start, start + count):
+        number = f" {6899 + i}"
+        users.append(User.objects.create_user(username=f"p{i}", password="x",
+                                              display_name="W" * (longest - len(number)) + number))
+    return users
 
 
 def mid_game(game: str, users: list[Any], *, moves: int, seed: int = 1, options: dict[str, Any] | None = None,
