@@ -13,6 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import Viewer
 
+from ..boards import is_clocked, refusal, sitter_of
 from ..jinja import render_block
 from ..web import Link
 from . import queries
@@ -88,8 +89,13 @@ def lists_html(user: Viewer, csrf_token: str) -> SafeString:
     lists = queries.lobby_lists(user)
     page, join = Link("match", numeric=True), Link("join_match", numeric=True)
     cancel, abandon = Link("cancel_match", numeric=True), Link("abandon_match", numeric=True)
+    # The gate's answer for each open match (one read of the person's board for all): the reason takes the
+    # place of a Join that would only be refused.
+    sitter = sitter_of(user) if user.is_authenticated else None
     for matches in lists.values():
         for match in matches:
             match.page_url, match.join_url = page(match.pk), join(match.pk)
             match.cancel_url, match.abandon_url = cancel(match.pk), abandon(match.pk)
+            match.join_refusal = (refusal(sitter, clocked=is_clocked(match.clock), match_id=match.pk) or ""
+                                  if sitter is not None else "")
     return mark_safe(render_block(TEMPLATE, "lists", {**lists, "csrf_token": csrf_token}))

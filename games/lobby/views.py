@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
+from ..boards import why_not_at
 from ..catalog import GAMES
 from ..challenges.queries import open_challenges
 from ..play.create import create_match as create
@@ -89,6 +90,10 @@ def join_match(request: HttpRequest, match_id: int) -> HttpResponse:
         messages.info(request, "Sign in, or create an account, to take your seat. It stays open meanwhile.")
         return redirect(remember_join(request, match_id, code))
     try:
+        # The gate first, with its own words (someone at a clocked board sits nowhere else till it ends).
+        reason = why_not_at(request.user, match_id)
+        if reason:
+            raise ServiceError(reason)
         run_change(match_id, decide_join, player=Player.of(request.user), invite_code=code)
     except ServiceError as error:
         messages.error(request, str(error))
