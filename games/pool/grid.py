@@ -71,7 +71,8 @@ def my_seek(user: Viewer) -> Waiting | None:
 def others_waiting(user: Viewer, key: str, now: datetime) -> list[matchmaking.Seeker]:
     """The other people waiting in this pool now, as the rules see them (one query)."""
     fresh = now - timedelta(seconds=SEEK_STALE_SECONDS)
-    rows = (Seek.objects.filter(pool=key, match__isnull=True, seen_at__gte=fresh).exclude(user_id=user.pk)
+    # Only asked for a person waiting here (signed in): the 0 is for the type of an anonymous viewer's pk.
+    rows = (Seek.objects.filter(pool=key, match__isnull=True, seen_at__gte=fresh).exclude(user_id=user.pk or 0)
             .values_list("id", "user_id", "rating", "created_at"))
     return [matchmaking.Seeker(id=i, user_id=u, rating=r, since=t) for i, u, r, t in rows]
 
