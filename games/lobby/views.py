@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from ..boards import why_not_at
 from ..catalog import GAMES
 from ..challenges.queries import open_challenges
+from ..notify.goto import send_the_others
 from ..play.create import create_match as create
 from ..play.decide import decide_abandon
 from ..play.seating import decide_cancel, decide_join, decide_leave
@@ -94,10 +95,11 @@ def join_match(request: HttpRequest, match_id: int) -> HttpResponse:
         reason = why_not_at(request.user, match_id)
         if reason:
             raise ServiceError(reason)
-        run_change(match_id, decide_join, player=Player.of(request.user), invite_code=code)
+        snap = run_change(match_id, decide_join, player=Player.of(request.user), invite_code=code)
     except ServiceError as error:
         messages.error(request, str(error))
         return redirect("play")
+    send_the_others(snap, joiner=request.user.pk)
     return redirect(reverse("match", args=[match_id]))
 
 

@@ -70,6 +70,8 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisF
     async def notify_html(self, event: dict[str, Any]) -> None:
         """A fragment for this person's pages as it is: the frame that sends them to a new match
         (games.notify.goto), an analysis's progress (games.review.news)."""
+        if event.get("match") is not None and event.get("match") == self.here:
+            return  # the match's own page: it is there already, and its table shows the start
         await self.send(text_data=event["html"])
 
     async def turns_changed(self, event: dict[str, Any]) -> None:

@@ -61,3 +61,22 @@ def test_a_join_posted_anyway_is_refused_with_the_reason() -> None:
     match = Match.objects.get(pk=waiting.pk)
     assert match.status == Match.Status.WAITING
     assert not match.seats.filter(user__username="busy").exists()
+
+
+def test_a_join_that_fills_the_match_sends_the_others_pages_to_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every road that seats people sends their open pages to the match: the creator, who may be on another
+    page, goes to it; the joiner's own page goes there by the redirect."""
+    import games.notify.goto as goto
+
+    sent: list[tuple[int, list[int]]] = []
+    monkeypatch.setattr(goto, "send_to_match", lambda match, user_ids: sent.append((match.pk, list(user_ids))))
+    host, guest = make_user("host"), make_user("guest")
+    waiting = make_match(creator=host, game="gomori", seats=("open",), clock=CLOCK)
+    response = client_for(guest).post(f"/m/{waiting.pk}/join/")
+    assert response.status_code == 302 and response.headers["Location"] == f"/m/{waiting.pk}/"
+    assert sent == [(waiting.pk, [host.pk])]
+    # A seat taken that leaves the match waiting moves nobody.
+    sent.clear()
+    three = make_match(creator=host, game="ruhd", seats=("open", "open"))
+    client_for(guest).post(f"/m/{three.pk}/join/")
+    assert sent == []

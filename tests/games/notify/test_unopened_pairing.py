@@ -67,3 +67,26 @@ async def test_an_old_pairing_or_a_match_without_a_clock_sends_nobody(
     assert await first_frame(alice, ws_headers) is None
     await sync_to_async(create_table)(game="gomori", people=[carol], bots=("random",))
     assert await first_frame(carol, ws_headers) is None
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_match_s_own_page_passes_the_frame_sending_it_there_by(
+    make_user: Callable[..., Any], ws_headers: Headers
+) -> None:
+    """A match started by a seat taken from the lobby: its creator's page on the match shows the start live and
+    is not reloaded; another page of theirs goes there."""
+    from games.notify.goto import send_to_match
+
+    alice = await sync_to_async(make_user)("alice")
+    match = await sync_to_async(create_table)(game="gomori", people=[alice], bots=("random",))
+    on_it = WebsocketCommunicator(application, f"/ws/notify/?here={match.pk}",
+                                  headers=await sync_to_async(ws_headers)(alice))
+    elsewhere = WebsocketCommunicator(application, "/ws/notify/", headers=await sync_to_async(ws_headers)(alice))
+    for socket in (on_it, elsewhere):
+        connected, _ = await socket.connect()
+        assert connected
+    await sync_to_async(send_to_match)(match, [alice.pk])
+    assert 'data-go="' in await elsewhere.receive_from(timeout=5)
+    assert await on_it.receive_nothing(timeout=0.3)
+    for socket in (on_it, elsewhere):
+        await socket.disconnect()
