@@ -103,6 +103,14 @@ def why_not(user: Any, *, clocked: bool = True, match_id: int | None = None, own
     return refusal(sitter_of(user), clocked=clocked, match_id=match_id, own=own)
 
 
+def why_not_at(user: Any, match_id: int) -> str | None:
+    """The gate asked for a seat at this match, its clock read here (a seat taken from the lobby or the match
+    page): the reason is said before deciding, as the Join button's place says it; the claim at the start stays
+    the final guard."""
+    clock = Match.objects.filter(pk=match_id).values_list("clock", flat=True).first()
+    return why_not(user, clocked=is_clocked(clock), match_id=match_id)
+
+
 def holders(user_ids: Iterable[int]) -> set[int]:
     """Who of these people plays a clocked match now (a tournament's pairing passes them by until it ends)."""
     return set(Board.objects.filter(user_id__in=list(user_ids)).values_list("user_id", flat=True))

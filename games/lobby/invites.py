@@ -13,6 +13,8 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.http import urlencode
 
+from ..boards import why_not_at
+from ..notify.goto import send_the_others
 from ..play.seating import decide_join
 from ..play.snapshot import Player, ServiceError
 from ..play.sync import run_change
@@ -37,8 +39,13 @@ def take_pending_seat(sender: Any, request: HttpRequest | None, user: Any, **kwa
         return
     match_id = wish["match"]
     try:
-        run_change(match_id, decide_join, player=Player.of(user), invite_code=str(wish.get("code") or "") or None)
+        reason = why_not_at(user, match_id)  # the gate's own words, before deciding (as the lobby's Join)
+        if reason:
+            raise ServiceError(reason)
+        snap = run_change(match_id, decide_join, player=Player.of(user),
+                          invite_code=str(wish.get("code") or "") or None)
     except ServiceError as error:
         messages.error(request, f"You could not take the seat you chose: {error}")
     else:
+        send_the_others(snap, joiner=user.pk)
         messages.success(request, "You took your seat.")

@@ -8,12 +8,15 @@ widgets (issue 20); the page (games/lobby.html) is still a Django template, arou
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import Viewer
 
+from ..boards import is_clocked, refusal, sitter_of
 from ..jinja import render_block
+from ..models import Match
 from ..web import Link
 from . import queries
 from .forms import CreateMatchForm, FieldView, field_view
@@ -92,4 +95,18 @@ def lists_html(user: Viewer, csrf_token: str) -> SafeString:
         for match in matches:
             match.page_url, match.join_url = page(match.pk), join(match.pk)
             match.cancel_url, match.abandon_url = cancel(match.pk), abandon(match.pk)
+    join_refusals(user, lists["open_matches"])
     return mark_safe(render_block(TEMPLATE, "lists", {**lists, "csrf_token": csrf_token}))
+
+
+def join_refusals(user: Viewer, matches: list[Match]) -> None:
+    """The gate's answer for each open match, as match.join_refusal: its reason takes the place of a Join that
+    would only be refused. One read of the person's board; the open matches' clocks (left out of the lists'
+    rows) are read, in one query, only for a person who holds one."""
+    sitter = sitter_of(user) if user.is_authenticated else None
+    clocks: dict[int, Any] = {}
+    if sitter is not None and sitter.held is not None and matches:
+        clocks = dict(Match.objects.filter(pk__in=[m.pk for m in matches]).values_list("pk", "clock"))
+    for match in matches:
+        reason = refusal(sitter, clocked=is_clocked(clocks.get(match.pk)), match_id=match.pk) if sitter else None
+        match.join_refusal = reason or ""

@@ -13,8 +13,10 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from .. import boards
+from ..boards import why_not_at
 from ..catalog import GAMES
 from ..challenges.queries import challenges_of
+from ..notify.goto import send_the_others
 from ..play.create import create_match as create
 from ..play.decide import decide_abandon
 from ..play.seating import decide_cancel, decide_join, decide_leave
@@ -97,10 +99,15 @@ def join_match(request: HttpRequest, match_id: int) -> HttpResponse:
         messages.info(request, "Sign in, or create an account, to take your seat. It stays open meanwhile.")
         return redirect(remember_join(request, match_id, code))
     try:
-        run_change(match_id, decide_join, player=Player.of(request.user), invite_code=code)
+        # The gate first, with its own words (someone at a clocked board sits nowhere else till it ends).
+        reason = why_not_at(request.user, match_id)
+        if reason:
+            raise ServiceError(reason)
+        snap = run_change(match_id, decide_join, player=Player.of(request.user), invite_code=code)
     except ServiceError as error:
         messages.error(request, str(error))
         return redirect("play")
+    send_the_others(snap, joiner=request.user.pk)
     return redirect(reverse("match", args=[match_id]))
 
 

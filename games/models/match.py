@@ -86,6 +86,7 @@ class Match(models.Model):
     replay_moves: list[Move]
     page_url: str
     join_url: str
+    join_refusal: str  # the lobby's "Join": why the gate (games.boards) would refuse this person, else ""
     cancel_url: str
     abandon_url: str
     can_cancel: bool

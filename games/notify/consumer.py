@@ -21,7 +21,8 @@ from ..lobby.socket import LobbyLists
 from ..pool.socket import QuickPairingSocket
 from ..review.socket import AnalysisFollow
 from ..tournaments.socket import TournamentFollow
-from .queries import waiting_for
+from .goto import go_html
+from .queries import unopened_pairing, waiting_for
 
 
 class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisFollow, TournamentFollow,
@@ -37,6 +38,18 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisF
         await self.tournament_connect(query)
         await self.accept()
         await self.tournament_accepted()
+        await self.go_if_just_seated()
+
+    async def go_if_just_seated(self) -> None:
+        """A page that was loading when its person was seated (an arena's pairing while the tournament page
+        opened, a quick pairing while the lobby reloaded) missed the frame that sent their pages to the match:
+        it goes there now, unless the match's page was opened already (or this is it)."""
+        user = self.scope.get("user")
+        if user is None:
+            return
+        match = await database_sync_to_async(unopened_pairing)(user, besides=self.here)
+        if match is not None:
+            await self.send(text_data=go_html(match))
 
     async def disconnect(self, code: int) -> None:
         await self.leave_user_group()
@@ -57,6 +70,8 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisF
     async def notify_html(self, event: dict[str, Any]) -> None:
         """A fragment for this person's pages as it is: the frame that sends them to a new match
         (games.notify.goto), an analysis's progress (games.review.news)."""
+        if event.get("match") is not None and event.get("match") == self.here:
+            return  # the match's own page: it is there already, and its table shows the start
         await self.send(text_data=event["html"])
 
     async def turns_changed(self, event: dict[str, Any]) -> None:

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+
+from django.utils import timezone
 
 from accounts.models import Viewer
 
 from ..catalog import GAMES
-from ..models import Match, Seat
+from ..models import Board, Match, Seat
+
+# How long after a pairing a page that opens is still sent to the match: the frame that sent the person's pages
+# there went out while this page was loading (its socket not yet open), so it missed it.
+UNOPENED_PAIRING_SECONDS = 60
 
 
 @dataclass(frozen=True)
@@ -36,3 +42,18 @@ def waiting_for(user: Viewer, *, besides: int | None = None) -> list[Waiting]:
             .values_list("index", "match_id", "match__game", "match__waiting_on", "match__turn_started_at"))
     waiting = [Waiting(match_id, game, since) for index, match_id, game, on, since in rows if index in (on or [])]
     return sorted(waiting, key=lambda w: (w.since is None, w.since, w.match_id))
+
+
+def unopened_pairing(user: Viewer, *, besides: int | None = None) -> Match | None:
+    """The clocked match this person was just seated at (their board, claimed in the last minute) whose page they
+    have never opened (no socket of theirs wrote their seat's last_seen), unless it is `besides`: a page opening
+    now goes there, as the frame it missed while loading would have sent it (one query)."""
+    if not user.is_authenticated:
+        return None
+    since = timezone.now() - timedelta(seconds=UNOPENED_PAIRING_SECONDS)
+    boards = Board.objects.filter(user_id=user.pk, since__gte=since, match__status=Match.Status.ACTIVE)
+    if besides is not None:
+        boards = boards.exclude(match_id=besides)
+    board = (boards.filter(match__seats__user_id=user.pk, match__seats__last_seen__isnull=True)
+             .select_related("match").first())
+    return board.match if board is not None else None

@@ -212,11 +212,13 @@ def decide_timeout(snap: Snapshot, state: State, *, bot: Player | None, now: dat
 def decide_rematch(snap: Snapshot, state: State, *, user_id: int | None) -> Change | None:
     """A vote for a rematch; None if this person's vote is already in (or the rematch made). Once every person
     in the match has asked, the rematch is made (games.play.create.create_rematch) with the change."""
-    if snap.status != Status.FINISHED:
+    if snap.status != Status.FINISHED:  # an aborted match too: it counts for nothing, nothing to play again
         raise ServiceError("A rematch can be asked for once the match is over.")
     seat = snap.seat_of(user_id)
     if seat is None or not seat.is_person:
         raise ServiceError("Only players of this match can ask for a rematch.")
+    if (snap.result or {}).get("annulled"):
+        raise ServiceError("This match's result was annulled: it has no rematch.")
     if snap.rematch_declined is not None:
         raise ServiceError("The rematch was declined.")
     if snap.rematch_id or seat.index in snap.rematch_votes:

@@ -49,6 +49,7 @@ class PlayerLine:
     open: bool  # nobody holds the seat yet
     invite_only: bool
     present: bool
+    opening: bool  # present by the opening's grace only: seated just now, their page not open yet
     claim_at: datetime | None  # when a person who is away may be claimed (None while present, or a bot)
     clock: float | None
     clock_text: str
@@ -149,6 +150,7 @@ def table_meta(snap: Snapshot, presence: dict[int, Presence], watchers: int = 0,
             open=player is None,
             invite_only=seat.invite_only,
             present=bool(player and (seat.is_bot or (presence.get(seat.index) or AWAY).is_present(now))),
+            opening=bool(player and seat.is_person and (presence.get(seat.index) or AWAY).is_opening(now)),
             claim_at=(claim_deadline(presence.get(seat.index) or AWAY, snap.turn_started_at, now)
                       if seat.is_person else None),
             clock=round(clocks[seat.index], 1) if seat.index < len(clocks) else None,

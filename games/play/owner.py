@@ -77,6 +77,7 @@ class LiveMatch:
         self.snap = snap
         self.state: State | None = state_of(snap)
         self.presence = presence
+        self.present = present_seats(presence)  # the seats present when the presence was last shown
         self.watchers = watchers  # spectators' sockets on the match, in every process
         self.sockets: set[Viewer] = set()
         # Sockets between Hub.get and attach: the copy must not be dropped under them (a socket attached to a
@@ -235,9 +236,12 @@ class LiveMatch:
                                ) -> None:
         """Show who is at the table now (`known`: the attendance just read with a socket's opening or closing)."""
         presence, watchers = known if known is not None else await database_sync_to_async(attendance)(self.id)
-        if presence == self.presence and watchers == self.watchers:
+        # The same rows may mean another thing as time passes (a heartbeat gone stale, an opening's grace over):
+        # who is present now is compared too, so the heartbeat's refresh shows a seat turning away.
+        present = present_seats(presence)
+        if presence == self.presence and watchers == self.watchers and present == self.present:
             return
-        self.presence, self.watchers = presence, watchers
+        self.presence, self.watchers, self.present = presence, watchers, present
         if publish and not self.hub.alone:
             with contextlib.suppress(Exception):
                 await send_to_others(match_group(self.id), {"type": "match.presence", "id": self.id}, self.hub.channel)
@@ -291,3 +295,7 @@ class LiveMatch:
         if self.heartbeat is not None:
             self.heartbeat.cancel()
 
+
+def present_seats(presence: dict[int, Presence]) -> frozenset[int]:
+    now = timezone.now()
+    return frozenset(seat for seat, p in presence.items() if p.is_present(now))

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from .. import models
 from ..models import Seat
-from .snapshot import PRESENCE_STALE_SECONDS, Presence
+from .snapshot import PRESENCE_OPENING_SECONDS, PRESENCE_STALE_SECONDS, Presence
 
 
 def presence_of(match_id: int) -> dict[int, Presence]:
@@ -29,9 +29,24 @@ def attendance(match_id: int) -> tuple[dict[int, Presence], int]:
         else:
             seen.setdefault(seat, []).append(last_seen)
     out = {}
-    for seat, left, joined in Seat.objects.filter(match_id=match_id).values_list("index", "last_seen", "joined_at"):
-        out[seat] = Presence(heartbeat=max(seen.get(seat, []), default=None), left_at=left or joined)
+    rows = Seat.objects.filter(match_id=match_id).values_list("index", "last_seen", "joined_at", "match__started_at")
+    for seat, left, joined, started in rows:
+        out[seat] = seat_presence(seen.get(seat, []), left, joined, started)
     return out, watchers
+
+
+def seat_presence(heartbeats: list[datetime], last_seen: datetime | None, joined_at: datetime | None,
+                  started_at: datetime | None) -> Presence:
+    """One seat's presence. A player who has never opened the match (seated by quick pairing, a challenge, a
+    tournament, a rematch: no socket of theirs has written the seat's last_seen yet) is not away while their page
+    opens: their wait counts from the start, after the opening's grace (PRESENCE_OPENING_SECONDS), not from when
+    they sat down."""
+    left_at = last_seen or joined_at
+    opening_until = None
+    if started_at is not None and last_seen is None:
+        left_at = max(left_at, started_at) if left_at is not None else started_at
+        opening_until = started_at + timedelta(seconds=PRESENCE_OPENING_SECONDS)
+    return Presence(heartbeat=max(heartbeats, default=None), left_at=left_at, opening_until=opening_until)
 
 
 def presence_open(*, match_id: int, seat: int | None, socket: str) -> tuple[dict[int, Presence], int]:

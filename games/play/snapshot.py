@@ -228,18 +228,32 @@ class Change:
 # behind that stop counting by themselves.
 PRESENCE_STALE_SECONDS = 45
 
+# A player seated by a road they did not watch happen (quick pairing, a challenge accepted, a tournament's pairing,
+# a rematch) needs a moment for their page to open the match: their seat counts as present this long after the
+# match starts, until their first socket on it, so nobody is shown away (or claimable) while their page loads.
+PRESENCE_OPENING_SECONDS = 30
+
 
 @dataclass(frozen=True)
 class Presence:
     """A seat's sockets as the Presence table says: the freshest heartbeat of its open sockets (None: none open),
     and when its last socket closed (or its player sat down). Whether the seat is present, and since when it is
-    away, follow from these and the time: a heartbeat grows stale with nobody telling."""
+    away, follow from these and the time: a heartbeat grows stale with nobody telling. `opening_until`: a seat
+    whose player has not opened the match since it started counts as present until then (the opening's grace)."""
 
     heartbeat: datetime | None
     left_at: datetime | None
+    opening_until: datetime | None = None
 
     def is_present(self, now: datetime) -> bool:
+        return self.is_opening(now) or self.has_socket(now)
+
+    def has_socket(self, now: datetime) -> bool:
         return self.heartbeat is not None and self.heartbeat > now - timedelta(seconds=PRESENCE_STALE_SECONDS)
+
+    def is_opening(self, now: datetime) -> bool:
+        """Within the opening's grace and not here yet: their page is on its way (the table says "joining")."""
+        return self.opening_until is not None and now < self.opening_until and not self.has_socket(now)
 
     @property
     def present(self) -> bool:

@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods
 
+from ..boards import is_clocked, why_not
 from ..tournaments.queries import of_match
 from .access import code_matches
 from .meta import table_meta
@@ -39,10 +40,13 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         and seat is None
         and any(s.player is None and (not s.invite_only or has_code) for s in snap.seats)
     )
+    # The gate's reason takes the place of a "Take a seat" it would refuse (games.boards).
+    join_refusal = (why_not(request.user, clocked=is_clocked(snap.clock), match_id=snap.id) or "") if can_join else ""
     # A person whose seat a bot plays since they left is told so, and may take it back.
     left = held is not None and held.left and snap.status == Status.ACTIVE
     move = next((h["move"] for h in reversed(snap.handovers) if held and h["seat"] == held.index), 0)
     notice = render_fragment("seat_notice", {"left_seat": held.index if left and held else None, "left_move": move})
-    context.update({"match": snap, "code": code, "can_join": can_join, "seat_notice": mark_safe(notice),
+    context.update({"match": snap, "code": code, "can_join": can_join, "join_refusal": join_refusal,
+                    "seat_notice": mark_safe(notice),
                     "fragments": page_fragments(context), "tournament": of_match(snap.id)})
     return render(request, "games/match.html", context)

@@ -37,6 +37,7 @@ class PoolButton:
     bots_fill: int  # the bots a table started now would take
     may_shrink: bool
     refused: bool = False  # the gate refuses this person a clocked table now (the grid says why)
+    why_alone: str = ""  # with the offer: why no table was made, as it is (nobody else here, or nobody near)
 
 
 @dataclass(frozen=True)
@@ -69,17 +70,43 @@ def my_seek(user: Viewer) -> Waiting | None:
     return Waiting(*row) if row else None
 
 
-def _button(pool: Pool, counts: dict[str, int], mine: Waiting | None, now: datetime, busy: str | None,
-            ) -> PoolButton:
+def others_waiting(user: Viewer, key: str, now: datetime) -> list[matchmaking.Seeker]:
+    """The other people waiting in this pool now, as the rules see them (one query)."""
+    fresh = now - timedelta(seconds=SEEK_STALE_SECONDS)
+    # Only asked for a person waiting here (signed in): the 0 is for the type of an anonymous viewer's pk.
+    rows = (Seek.objects.filter(pool=key, match__isnull=True, seen_at__gte=fresh).exclude(user_id=user.pk or 0)
+            .values_list("id", "user_id", "rating", "created_at"))
+    return [matchmaking.Seeker(id=i, user_id=u, rating=r, since=t) for i, u, r, t in rows]
+
+
+def why_alone(pool: Pool, mine: Waiting, others: list[matchmaking.Seeker], now: datetime) -> str:
+    """Why a person who waited long enough has no table, in words that are true: nobody else waits in the pool,
+    those who wait are too far from their rating, or they are too few for a full table."""
+    if not others:
+        return "Nobody else is waiting in this pool right now."
+    me = matchmaking.Seeker(id=0, user_id=0, rating=mine.rating, since=mine.since)
+    if not any(matchmaking.compatible(me, other, now) for other in others):
+        return "Nobody near your rating yet."
+    if 1 + len(others) < pool.players:
+        return "Not enough players for a full table yet."
+    return "Nobody waiting here can be seated with you yet."
+
+
+def _button(user: Viewer, pool: Pool, counts: dict[str, int], mine: Waiting | None, now: datetime,
+            busy: str | None) -> PoolButton:
     here = mine is not None and mine.pool == pool.key
     others = counts.get(pool.key, 0) - (1 if here else 0)
     offer = here and mine is not None and (now - mine.since).total_seconds() >= matchmaking.ALONE_OFFER_AFTER
     together = 1 + max(0, others)
+    reason = ""
+    if offer and mine is not None:
+        # Only the pool the person waits in, once the offer is due, costs a query for who else waits.
+        reason = why_alone(pool, mine, others_waiting(user, pool.key, now) if others > 0 else [], now)
     return PoolButton(
         key=pool.key, clock_label=pool.clock_label, others=max(0, others), mine=here, offer=offer,
         bot_title=LEVEL_TITLES.get(level_near(pool.game, mine.rating), "") if offer and mine else "",
         smaller=together if offer and pool.may_shrink and pool.min_players <= together < pool.players else 0,
-        bots_fill=pool.players - min(together, pool.players), may_shrink=pool.may_shrink,
+        bots_fill=pool.players - min(together, pool.players), may_shrink=pool.may_shrink, why_alone=reason,
         refused=bool(busy) and boards.is_clocked(pool.clock) and not here,
     )
 
@@ -91,7 +118,7 @@ def grid(user: Viewer, now: datetime | None = None, busy: str | None = None) -> 
     for slug, info in GAMES.items():
         pools = [pool for pool in POOLS.values() if pool.game == slug]
         rows.append(GameRow(slug=slug, name=info.name, players_text=pools[0].players_text,
-                            buttons=[_button(pool, counts, mine, now, busy) for pool in pools]))
+                            buttons=[_button(user, pool, counts, mine, now, busy) for pool in pools]))
     return rows
 
 

@@ -11,7 +11,8 @@
   }
 
   // The claim countdown: from the seconds the server gave (to the one deadline the claim is decided on) down to
-  // zero; then its notice says the claim is open and its buttons come alive.
+  // zero; then its notice says the claim is open instead (the wait's sentence replaced, never both) and its
+  // buttons come alive.
   var timer = null;
   function startCountdowns() {
     if (timer) { clearInterval(timer); timer = null; }
@@ -26,8 +27,12 @@
         node.textContent = String(left);
         var notice = node.closest("[data-claim-notice]");
         if (left === 0 && notice) {
-          notice.querySelectorAll(".claim-wait").forEach(function (n) { n.hidden = true; });
-          notice.querySelectorAll(".claim-open").forEach(function (n) { n.hidden = false; });
+          notice.querySelectorAll(".claim-wait").forEach(function (n) {
+            var open = document.createElement("span");
+            open.className = "claim-open";
+            open.textContent = n.getAttribute("data-open") || "";
+            n.replaceWith(open);
+          });
           notice.querySelectorAll("[data-claim-button]").forEach(function (b) { b.disabled = false; });
         }
       });

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
@@ -203,4 +204,41 @@ def test_the_result_box_shows_the_rating_change_at_the_end(browser: Any, asgi_se
     shoot(a, "lobby-desktop")
     assert problems == []
     for tab in (a, b):
+        tab.context.close()
+
+
+def test_a_page_loading_when_an_arena_pairs_its_person_ends_on_the_match(browser: Any, asgi_server: str) -> None:
+    """The arena's pairing sends its frame while the person's tournament page is still loading (no socket open
+    to hear it): the page, once its socket opens, goes to the match all the same."""
+    from django.utils import timezone
+
+    from games.models import Board, Entrant
+    from games.tournaments import services
+
+    ann, ben = person("ann", "Ann"), person("ben", "Ben")
+    arena = services.create_tournament(
+        creator=ann, kind="arena", game="gomori", clock_key="3+2", minutes=30, is_private=True,
+        starts_at=timezone.now() + timedelta(minutes=30), name="Paired while loading",
+    )
+    for user in (ann, ben):
+        services.join(tournament_id=arena.pk, user=user, code=arena.invite_code)
+    tab = signed_in(browser, asgi_server, ben, DESKTOP)
+    problems = page_problems(tab)
+    try:
+        # Paired now, while no page of Ben's is open: the frame sending his pages to the match goes out to nobody.
+        # (Off the browser's event loop: the services send to the channel layer synchronously.)
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(services.start_early, tournament_id=arena.pk, user=ann).result()
+        match_id = Entrant.objects.get(tournament=arena, user=ben).match_id
+        assert match_id is not None and Board.objects.filter(user=ben, match_id=match_id).exists()
+        tab.goto(f"/tournaments/{arena.pk}/")  # the page that was loading meanwhile
+        tab.wait_for_url(re.compile(rf".*/m/{match_id}/$"), timeout=8_000)
+        tab.locator("#players").wait_for()
+        # Ann has not opened it yet: on her way, not away.
+        ann_line = tab.locator("#players .player").filter(has_text="Ann")
+        said = ann_line.inner_text().lower()
+        assert "joining" in said and "away" not in said, said
+        assert "joining" not in tab.locator("#players .player.me").inner_text().lower()
+        assert not problems, problems
+    finally:
         tab.context.close()

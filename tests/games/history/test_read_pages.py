@@ -81,9 +81,10 @@ PAGES = [
     ("/u/Read-0/", 6),
     # Two lists, each with its seats and players; "Watch" (its candidates' ids, their players, their ratings, the
     # listed ones with their seats and players: 5); the quick-pairing
-    # grid (who waits in each pool, and whether this person does); the tournaments running and coming up (2). Its
-    # list of challenges is the header's query.
-    ("/play/", 13),
+    # grid (who waits in each pool, and whether this person does); the tournaments running and coming up (2);
+    # whether this person sits at a clocked board (games.boards: its reason in place of Join). Its list of
+    # challenges is the header's query.
+    ("/play/", 14),
 ]
 
 
