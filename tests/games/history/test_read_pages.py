@@ -82,9 +82,10 @@ PAGES = [
     # Two lists, each with its seats and players; "Watch" (its candidates' ids, their players, their ratings, the
     # listed ones with their seats and players: 5); the quick-pairing
     # grid (who waits in each pool, and whether this person does); the tournaments running and coming up (2);
-    # whether this person sits at a clocked board (games.boards: its reason in place of Join). Its list of
-    # challenges is the header's query.
-    ("/play/", 14),
+    # whether this person sits at a clocked board (games.boards), read by the quick-pairing grid (its reason above
+    # the closed pools) and by the lists (in place of Join): each is also drawn alone by the lobby's socket (2).
+    # Its list of challenges is the header's query.
+    ("/play/", 15),
 ]
 
 
