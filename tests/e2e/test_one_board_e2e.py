@@ -71,6 +71,9 @@ def test_a_player_at_an_arena_match_is_refused_a_second_clocked_table_and_told_w
     p, r = signed_in(browser, asgi_server, pat, DESKTOP), signed_in(browser, asgi_server, rosa, PHONE)
     problems = page_problems(p, r)
     try:
+        # Pat is at his arena table (a page still opening would be sent there: games.notify), then opens the lobby.
+        p.goto(f"/m/{arena_match}/")
+        p.locator("html[data-live='1']").wait_for(state="attached")
         for tab in (p, r):
             tab.goto("/play/")
             tab.wait_for_selector("#quick .quick-button")
