@@ -89,7 +89,7 @@ def post(server: Any, path: str, session: str) -> tuple[int, str]:
 
 @pytest.mark.redis
 @redis_only
-async def test_three_roads_racing_on_two_processes_seat_each_person_at_one_clocked_board(
+async def test_four_roads_racing_on_two_processes_seat_each_person_at_one_clocked_board(
     tmp_path: Path, settings: Any
 ) -> None:
     prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
