@@ -1,17 +1,35 @@
 """In real browsers, every "no" of a challenge is told (games.challenges): Bob declines on his page and Alice's open
 lobby says so live, her "Waiting for Bob to accept…" gone, and again after a reload; a challenge past its time is
-expired by the server's runner (not by a page's timer) and said on Alice's open page live and after a reload."""
+expired by the server's runner (not by a page's timer) and said on Alice's open page live and after a reload.
+SHOTS=<folder> saves desktop and phone screenshots of Alice's page with the outcomes as challenge-*.png."""
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from steps import page_problems
-from tables import DESKTOP, signed_in
+from tables import DESKTOP, PHONE, signed_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+SHOTS = os.environ.get("SHOTS", "")
+
+
+def shoot(tab: Any, name: str) -> None:
+    if not SHOTS:
+        return
+    Path(SHOTS).mkdir(parents=True, exist_ok=True)
+    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        before = tab.viewport_size
+        tab.set_viewport_size(size)
+        tab.wait_for_timeout(150)
+        tab.screenshot(path=f"{SHOTS}/challenge-{name}-{label}.png")
+        tab.set_viewport_size(before)
 
 
 def person(username: str, name: str) -> Any:
@@ -68,6 +86,7 @@ def test_a_decline_and_an_expiry_are_said_on_the_challenger_s_open_page(browser:
     b.locator(".challenge-outcome", has_text="Alice's challenge to you (Gomori, No clock) expired.").wait_for()
     a.reload()
     expired.wait_for()
+    shoot(a, "outcomes")
     assert problems == []
     for tab in (a, b):
         tab.context.close()
