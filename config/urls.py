@@ -19,6 +19,7 @@ def favicon(request: HttpRequest) -> HttpResponse:
 urlpatterns = [
     path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
+    path("api/v1/", include("games.api.urls")),
     path("accounts/", include("accounts.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("games.urls")),

@@ -33,6 +33,17 @@ def match_group(match_id: int) -> str:
     return f"live-{match_id}"
 
 
+def readers_group(match_id: int) -> str:
+    """The group of the Bot API's streams reading this match (games.api.streams). The news of a change goes to it
+    even when the live match's own group is skipped (one process, the in-memory layer: `alone`): a stream is not
+    a live copy, so it hears every change this way. The message is small: the stream reads the match itself."""
+    return f"readers-{match_id}"
+
+
+def reader_message(snap: Snapshot) -> dict[str, Any]:
+    return {"type": "api.changed", "id": snap.id, "version": snap.version}
+
+
 def changed_message(snap: Snapshot) -> dict[str, Any]:
     return {"type": "match.changed", "id": snap.id, "version": snap.version, "data": snap.to_json().decode()}
 
@@ -56,6 +67,7 @@ def publish(snap: Snapshot, before: Snapshot | None = None) -> None:
         return
     try:
         async_to_sync(layer.group_send)(match_group(snap.id), changed_message(snap))
+        async_to_sync(layer.group_send)(readers_group(snap.id), reader_message(snap))
         async_to_sync(layer.group_send)(LOBBY_GROUP, LOBBY_CHANGED)
         for group, message in turn_cues(snap, must_act_of(before), must_act_of(snap)):
             async_to_sync(layer.group_send)(group, message)
@@ -75,6 +87,7 @@ async def announce(snap: Snapshot, state: State | None, before: Snapshot, before
     try:
         if not alone:
             await send_to_others(match_group(snap.id), changed_message(snap), own)
+        await layer.group_send(readers_group(snap.id), reader_message(snap))
         if before.status != snap.status or before.seats != snap.seats:
             await layer.group_send(LOBBY_GROUP, LOBBY_CHANGED)
     except Exception:  # committed already: another process's copy then catches up at its next fence

@@ -1,0 +1,38 @@
+"""A daphne of the API tests' own (one per module), on the test database, and bots with tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from factories import make_user
+from servers import Daphne, server_env
+
+
+def api_env(**extra: str) -> dict[str, str]:
+    # A burst small enough to reach in a test; keep-alives often, so the streams' checks run within the tests.
+    return server_env(GAMES_API_BURST="40", GAMES_API_RATE="4", GAMES_API_KEEPALIVE="0.5", **extra)
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daphne]:
+    with django_db_blocker.unblock():
+        env = api_env()
+    daphne = Daphne(env, Path(tmp_path_factory.mktemp("api")) / "daphne.log")
+    yield daphne
+    daphne.stop()
+
+
+def make_bot(owner: Any, username: str, scopes: tuple[str, ...] = ("play", "challenge")) -> tuple[Any, str]:
+    from games.api.tokens import create_bot, make_token
+
+    bot = create_bot(owner, username)
+    _, key = make_token(bot, name="test", scopes=scopes)
+    return bot, key
+
+
+@pytest.fixture
+def owner() -> Any:
+    return make_user("owner", display_name="Owner")
