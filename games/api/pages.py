@@ -22,6 +22,7 @@ from . import tokens
 BRIDGE = Path(__file__).with_name("computer_gomori_bridge.py")
 
 
+# Each form has its prefix: two of them ask for a username, and a page's ids must be unique.
 class BotForm(forms.Form):
     username = forms.CharField(max_length=40,
                                help_text="Letters, digits, _ - and . (its address is /u/username/).")
@@ -52,9 +53,9 @@ def _page(request: HttpRequest, *, key: str = "", key_bot: str = "", **forms_giv
     rows = {bot.pk: list(ApiToken.objects.filter(user=bot).order_by("-created_at")) for bot in bots}
     return render(request, "games/bots.html", {
         "bots": [(bot, rows[bot.pk]) for bot in bots],
-        "bot_form": forms_given.get("bot_form") or BotForm(),
-        "token_form": forms_given.get("token_form") or TokenForm(bots=bots),
-        "turn_form": forms_given.get("turn_form") or TurnForm(),
+        "bot_form": forms_given.get("bot_form") or BotForm(prefix="bot"),
+        "token_form": forms_given.get("token_form") or TokenForm(bots=bots, prefix="token"),
+        "turn_form": forms_given.get("turn_form") or TurnForm(prefix="turn"),
         "new_key": key, "new_key_bot": key_bot,
     })
 
@@ -71,13 +72,13 @@ def bots(request: HttpRequest) -> HttpResponse:
     mine = list(User.objects.filter(owner=user, program=True))
     try:
         if action == "bot":
-            form = BotForm(request.POST)
+            form = BotForm(request.POST, prefix="bot")
             if not form.is_valid():
                 return _page(request, bot_form=form)
             bot = tokens.create_bot(user, form.cleaned_data["username"], form.cleaned_data["display_name"])
             messages.success(request, f"Made the bot {bot.username}: now give it a token.")
         elif action == "turn":
-            turn = TurnForm(request.POST)
+            turn = TurnForm(request.POST, prefix="turn")
             if not turn.is_valid():
                 return _page(request, turn_form=turn)
             other = authenticate(request, username=turn.cleaned_data["username"],
@@ -88,7 +89,7 @@ def bots(request: HttpRequest) -> HttpResponse:
             tokens.turn_into_bot(other, owner=user)
             messages.success(request, f"{other.username} is a bot now: give it a token.")
         elif action == "token":
-            token_form = TokenForm(request.POST, bots=mine)
+            token_form = TokenForm(request.POST, bots=mine, prefix="token")
             if not token_form.is_valid():
                 return _page(request, token_form=token_form)
             bot = next(b for b in mine if str(b.pk) == token_form.cleaned_data["bot"])

@@ -36,10 +36,11 @@ def signed_in(user: Any) -> Client:
 def test_bots_page_makes_a_bot_and_a_token_shown_once(owner: Any) -> None:
     client = signed_in(owner)
     assert client.get("/bots/").status_code == 200
-    client.post("/bots/", {"action": "bot", "username": "pagebot", "display_name": "Page Bot"})
+    client.post("/bots/", {"action": "bot", "bot-username": "pagebot", "bot-display_name": "Page Bot"})
     bot = User.objects.get(username="pagebot")
     assert bot.program and bot.owner == owner
-    page = client.post("/bots/", {"action": "token", "bot": str(bot.pk), "name": "laptop", "play": "on"})
+    page = client.post("/bots/", {"action": "token", "token-bot": str(bot.pk), "token-name": "laptop",
+                                  "token-play": "on"})
     html = page.content.decode()
     key = html.split('id="new-token">', 1)[1].split("<", 1)[0]
     assert key.startswith("ccb_") and page["Cache-Control"] == "no-store"
@@ -51,19 +52,19 @@ def test_bots_page_makes_a_bot_and_a_token_shown_once(owner: Any) -> None:
     assert tokens.authenticate(key) is None
     # Another person can't revoke or make tokens for it.
     stranger = signed_in(make_user("stranger"))
-    page = stranger.post("/bots/", {"action": "token", "bot": str(bot.pk), "name": "x", "play": "on"})
+    page = stranger.post("/bots/", {"action": "token", "token-bot": str(bot.pk), "token-name": "x", "token-play": "on"})
     assert "ccb_" not in page.content.decode()
 
 
 def test_a_fresh_account_turns_into_a_bot_only_before_it_has_played(owner: Any) -> None:
     client = signed_in(owner)
     make_user("second")
-    client.post("/bots/", {"action": "turn", "username": "second", "password": PASSWORD})
+    client.post("/bots/", {"action": "turn", "turn-username": "second", "turn-password": PASSWORD})
     second = User.objects.get(username="second")
     assert second.program and second.owner == owner and not second.has_usable_password()
     veteran = make_user("veteran")
     make_match(creator=veteran, game="gomori", seats=["open"], joiners=[make_user("rival")])
-    client.post("/bots/", {"action": "turn", "username": "veteran", "password": PASSWORD})
+    client.post("/bots/", {"action": "turn", "turn-username": "veteran", "turn-password": PASSWORD})
     assert not User.objects.get(username="veteran").program
 
 
