@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import math
 import threading
 import time
@@ -20,6 +21,8 @@ from django.views.decorators.csrf import csrf_exempt
 from accounts.models import ApiToken, User
 
 from .tokens import authenticate
+
+log = logging.getLogger(__name__)
 
 
 class ApiError(Exception):
@@ -119,6 +122,11 @@ def read_body(request: HttpRequest) -> Any:
 View = Callable[..., HttpResponse]
 
 
+def not_found(request: HttpRequest, path: str = "") -> HttpResponse:
+    """Any other address under /api/v1/: JSON, as every answer of the API."""
+    return error_response(404, "No such endpoint: see /api/ for the list.")
+
+
 def api(scope: str | None, *, methods: tuple[str, ...] = ("GET",)) -> Callable[[View], View]:
     """A sync API view: method, token, scope, rate and body checked; the view gets (request, caller, **kwargs) and
     may raise ApiError."""
@@ -136,6 +144,9 @@ def api(scope: str | None, *, methods: tuple[str, ...] = ("GET",)) -> Callable[[
                 return view(request, caller, **kwargs)
             except ApiError as error:
                 return error_response(error.status, str(error), error.headers)
+            except Exception:  # a client's request must never get a page of HTML: a bug is JSON too
+                log.exception("API request %s %s", request.method, request.path)
+                return error_response(500, "Something went wrong on the server; the match goes on.")
 
         return wrapped
 

@@ -48,6 +48,33 @@ log = logging.getLogger(__name__)
 
 BEAT_SECONDS = 15.0  # the presence row's heartbeat, as a table socket's (games.play.owner.HEARTBEAT_SECONDS)
 EVENTS_POLL_SECONDS = 1.0  # the events stream also looks for itself this often: a lost wake-up costs a second
+# Open streams per bot in one process (GAMES_API_STREAMS): a bot needs one events stream and one per match it
+# plays; a program that opens streams in a loop is refused (429) past this, rather than holding a coroutine and a
+# listener each.
+_open: dict[int, int] = {}
+
+
+class Held:
+    """A stream's place in its bot's count, given back when it ends however it ends."""
+
+    def __init__(self, user_id: int) -> None:
+        self.user_id = user_id
+        _open[user_id] = _open.get(user_id, 0) + 1
+
+    def release(self) -> None:
+        left = _open.get(self.user_id, 1) - 1
+        if left > 0:
+            _open[self.user_id] = left
+        else:
+            _open.pop(self.user_id, None)
+
+
+def too_many(user_id: int) -> HttpResponse | None:
+    cap = int(settings.GAMES_API_STREAMS)
+    if _open.get(user_id, 0) >= cap:
+        return error_response(429, f"Too many open streams: at most {cap} per bot.",
+                              {"Retry-After": "5"})
+    return None
 
 
 def line(data: dict[str, Any]) -> bytes:
@@ -63,6 +90,7 @@ class Pipe:
 
     def __init__(self, request: HttpRequest, caller: Caller) -> None:
         self.caller = caller
+        self.held: Held | None = None  # counted once the stream runs (a response never sent counts for nothing)
         self.outlet: Outlet | None = outlet_of(getattr(request, "scope", {}) or {})
         self.started = time.monotonic()
         self.layer = get_channel_layer()
@@ -70,12 +98,16 @@ class Pipe:
         self.groups: list[str] = []
 
     async def join(self, *groups: str) -> None:
+        self.held = Held(self.caller.user.pk)
         self.channel = await self.layer.new_channel()
         for group in groups:
             await self.layer.group_add(group, self.channel)
             self.groups.append(group)
 
     async def leave(self) -> None:
+        if self.held is not None:
+            self.held.release()
+            self.held = None
         for group in self.groups:
             with contextlib.suppress(Exception):
                 await self.layer.group_discard(group, self.channel)
@@ -133,6 +165,9 @@ async def match_stream(request: HttpRequest, match_id: int) -> HttpResponseBase:
     seat = snap.seat_of(caller.user.pk) if snap is not None else None
     if snap is None or seat is None:
         return error_response(404, "No such match of yours.")
+    refused = too_many(caller.user.pk)
+    if refused is not None:
+        return refused
     return streaming(_match_lines(Pipe(request, caller), match_id, seat.index))
 
 
@@ -251,6 +286,9 @@ async def event_stream(request: HttpRequest) -> HttpResponseBase:
     caller = await _authorized(request, None)  # the scopes say what the bot may do about what it hears
     if isinstance(caller, HttpResponse):
         return caller
+    refused = too_many(caller.user.pk)
+    if refused is not None:
+        return refused
     return streaming(_event_lines(Pipe(request, caller)))
 
 

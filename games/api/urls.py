@@ -1,8 +1,9 @@
 """The Bot API's addresses, under /api/v1/ (config/urls.py)."""
 
-from django.urls import path
+from django.urls import path, re_path
 
 from . import streams, views
+from .auth import not_found
 
 urlpatterns = [
     path("account", views.account, name="api_account"),
@@ -21,4 +22,5 @@ urlpatterns = [
     path("challenges/<int:challenge_id>/accept", views.accept_challenge, name="api_accept"),
     path("challenges/<int:challenge_id>/decline", views.decline_challenge, name="api_decline"),
     path("challenges/<int:challenge_id>/withdraw", views.withdraw_challenge, name="api_withdraw"),
+    re_path(r"^(?P<path>.*)$", not_found),
 ]

@@ -285,6 +285,8 @@ def gomori_turn(request: HttpRequest, caller: Caller, match_id: int) -> HttpResp
         _, actions = protocol.play_answer(state, seat, {"type": kind}, body.get("answer"))
     except IllegalAction as error:
         raise refused(snap, seat, error) from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        raise ApiError(400, "That answer is not one the protocol knows.") from None
     after = snap
     for action in actions:
         after = play(caller, match_id, action, after.version)

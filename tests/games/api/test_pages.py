@@ -120,3 +120,33 @@ def test_the_api_page_and_the_bridge_download() -> None:
     assert "curl" in html and "/api/v1/stream/events" in html and "computer_gomori_bridge.py" in html
     bridge = client.get("/api/computer_gomori_bridge.py")
     assert bridge.status_code == 200 and b"def main()" in b"".join(bridge.streaming_content)
+
+
+def test_a_program_runs_out_of_time_like_a_person(owner: Any) -> None:
+    from games.engines import get_engine
+    from games.play.decide import decide_move, decide_timeout
+    from games.play.sync import run_change
+
+    bot = tokens.create_bot(owner, "slowbot")
+    person = make_user("quick")
+    match = create_table(game="gomori", people=[bot, person], clock=clock_of("turn"))
+    engine = get_engine("gomori")
+    seats = {s.user_id: s.index for s in match.seats.all()}
+    match.refresh_from_db()
+    # Each moves once (a clock that runs out before a first move aborts, for people and programs alike).
+    for _ in range(2):
+        state = engine.load(match.state)
+        mover = engine.to_act(state)[0]
+        user_id = bot.pk if seats[bot.pk] == mover else person.pk
+        run_change(match.pk, decide_move, seat=mover, user_id=user_id, action=engine.legal_actions(state, mover)[0])
+        match.refresh_from_db()
+    if engine.to_act(engine.load(match.state))[0] != seats[bot.pk]:  # the person moves once more: the bot's turn
+        state = engine.load(match.state)
+        run_change(match.pk, decide_move, seat=seats[person.pk], user_id=person.pk,
+                   action=engine.legal_actions(state, seats[person.pk])[0])
+        match.refresh_from_db()
+    waited = engine.to_act(engine.load(match.state))[0]
+    assert waited == seats[bot.pk] and match.clock_due_at is not None  # the program's seat is on the clock
+    after = run_change(match.pk, decide_timeout, bot=None, now=match.clock_due_at + timedelta(seconds=1))
+    assert after.status == "finished" and after.result["reason"] == "time"
+    assert after.result["winners"] == [1 - waited]

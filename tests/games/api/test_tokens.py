@@ -5,6 +5,7 @@ takes nothing; a burst past the bucket is 429 with Retry-After."""
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Any
 
 import pytest
@@ -19,6 +20,8 @@ from games.moderation import suspend_user
 from games.play.snapshot import ServiceError
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+API_ENV = {"GAMES_API_STREAMS": "3"}
 
 
 def test_missing_wrong_and_revoked_tokens_are_401(server: Any, owner: Any) -> None:
@@ -114,3 +117,40 @@ def test_bodies_too_long_or_not_json_are_refused_with_json(server: Any, owner: A
     reply = api.request("POST", "/api/v1/challenge/target", raw=b"x" * 100_000)
     assert reply.status == 413 and reply.json["error"]
     assert api.get("/api/v1/challenge/target").status == 405
+
+
+def test_a_careless_client_gets_json_for_everything(server: Any, owner: Any) -> None:
+    _, key = make_bot(owner, "careless")
+    api = Api(server.url, key)
+    for path in ("/api/v1/account/", "/api/v1/nothing", "/api/v1/matches/abc", "/api/v1/"):
+        reply = api.get(path)
+        assert reply.status == 404 and reply.headers["content-type"] == "application/json", (path, reply)
+    reply = api.post("/api/v1/matches/1/gomori/turn", {"answer": [{"card": "x"}]})
+    assert reply.status == 404  # no such match of its own, before anything is read of the answer
+    reply = api.request("POST", "/api/v1/account", raw=b"[]")
+    assert reply.status == 405 and reply.json["error"]
+
+
+def test_a_bot_opening_streams_in_a_loop_is_refused_past_the_cap(server: Any, owner: Any) -> None:
+    _, key = make_bot(owner, "greedy")
+    api = Api(server.url, key)
+    streams = [api.stream("/api/v1/stream/events") for _ in range(3)]
+    try:
+        for stream in streams:
+            assert stream.status == 200
+            stream.response.readline()  # running: counted
+        reply = api.get("/api/v1/stream/events")
+        assert reply.status == 429 and "streams" in reply.json["error"] and reply.headers["retry-after"]
+        streams.pop().close()
+        deadline = time.monotonic() + 10
+        while True:  # the closed one is given back once the server notices the close (its next keep-alive)
+            again = api.stream("/api/v1/stream/events")
+            if again.status == 200:
+                again.close()
+                break
+            again.close()
+            assert time.monotonic() < deadline, "a closed stream was never given back"
+            time.sleep(0.3)
+    finally:
+        for stream in streams:
+            stream.close()
