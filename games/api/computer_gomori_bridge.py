@@ -149,7 +149,12 @@ class Match:
         if state["status"] != "active" or not state["your_turn"] or state["version"] <= self.done_version:
             return
         self.done_version = state["version"]
-        asked = self.api.call("GET", f"/api/v1/matches/{self.id}/gomori/request?seen={self.seen}")
+        try:
+            asked = self.api.call("GET", f"/api/v1/matches/{self.id}/gomori/request?seen={self.seen}")
+        except urllib.error.HTTPError as error:
+            if error.code == 409:  # the match ended meanwhile: its stream says so next
+                return
+            raise
         if asked["version"] != state["version"]:
             return  # the match moved on: the stream brings the newer state
         if asked["request"] is None:  # a turn the protocol has no request for: play what the site allows
