@@ -311,3 +311,4 @@ GAMES_API_STREAM_BYTES = int(os.environ.get("GAMES_API_STREAM_BYTES", str(2 * 10
 GAMES_API_STREAM_SECONDS = float(os.environ.get("GAMES_API_STREAM_SECONDS", str(3 * 3600)))
 GAMES_API_KEEPALIVE = float(os.environ.get("GAMES_API_KEEPALIVE", "5"))
 GAMES_API_STREAMS = int(os.environ.get("GAMES_API_STREAMS", "64"))  # open streams per bot and process
+GAMES_API_OPEN_CHALLENGES = int(os.environ.get("GAMES_API_OPEN_CHALLENGES", "20"))  # a bot's open challenges

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
@@ -108,7 +109,12 @@ def read_body(request: HttpRequest) -> Any:
     length = request.headers.get("Content-Length", "")
     if length.isdigit() and int(length) > limit:
         raise ApiError(413, f"The request body is too long: at most {limit} bytes.")
-    raw = request.read(limit + 1)
+    try:
+        # request.body, not a read of the stream: a middleware may have parsed a form-encoded body already (curl -d
+        # sends that content type), and the body is still here. Daphne has the whole body in memory anyway.
+        raw = request.body
+    except RequestDataTooBig:
+        raise ApiError(413, f"The request body is too long: at most {limit} bytes.") from None
     if len(raw) > limit:
         raise ApiError(413, f"The request body is too long: at most {limit} bytes.")
     if not raw.strip():
@@ -117,6 +123,8 @@ def read_body(request: HttpRequest) -> Any:
         return json.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:
         raise ApiError(400, f"The request body is not JSON: {error}.") from None
+    except RecursionError:  # "[[[[...]]]]" a thousand deep
+        raise ApiError(400, "The request body is nested too deep.") from None
 
 
 View = Callable[..., HttpResponse]

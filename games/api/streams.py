@@ -156,6 +156,14 @@ def streaming(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
 
 @csrf_exempt
 async def match_stream(request: HttpRequest, match_id: int) -> HttpResponseBase:
+    try:
+        return await _open_match_stream(request, match_id)
+    except Exception:  # JSON, as every answer of the API
+        log.exception("API match stream %s", match_id)
+        return error_response(500, "Something went wrong on the server; the match goes on.")
+
+
+async def _open_match_stream(request: HttpRequest, match_id: int) -> HttpResponseBase:
     if request.method != "GET":
         return error_response(405, "Use GET here.")
     caller = await _authorized(request, "play")
@@ -281,6 +289,14 @@ def _events_now(user_id: int, since: Any) -> tuple[dict[int, dict[str, Any]], di
 
 @csrf_exempt
 async def event_stream(request: HttpRequest) -> HttpResponseBase:
+    try:
+        return await _open_event_stream(request)
+    except Exception:  # JSON, as every answer of the API
+        log.exception("API events stream")
+        return error_response(500, "Something went wrong on the server; the match goes on.")
+
+
+async def _open_event_stream(request: HttpRequest) -> HttpResponseBase:
     if request.method != "GET":
         return error_response(405, "Use GET here.")
     caller = await _authorized(request, None)  # the scopes say what the bot may do about what it hears

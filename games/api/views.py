@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
@@ -178,6 +179,12 @@ def make_challenge(request: HttpRequest, caller: Caller, username: str) -> HttpR
     other = User.objects.filter(username=username).first()
     if other is None:
         raise ApiError(404, "There is no such player.")
+    # A program could ask everyone on the site at twenty a second: it has this many open at most (a new one to
+    # the same player replaces the old, as for people).
+    cap = int(settings.GAMES_API_OPEN_CHALLENGES)
+    open_now = Challenge.objects.filter(challenger=caller.user, status=Challenge.Status.OPEN).exclude(challenged=other)
+    if open_now.count() >= cap:
+        raise ApiError(429, f"Too many open challenges: at most {cap}; wait for answers.", {"Retry-After": "10"})
     try:
         row = challenges.challenge(caller.user, other, game=str(body.get("game", "")),
                                    clock=str(body.get("clock", "none")), rated=bool(body.get("rated", True)))

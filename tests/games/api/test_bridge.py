@@ -1,6 +1,7 @@
 """Issue 39, point 4 without a browser: the Computer Gomori bridge as a real process (python3, standard library
 only, run from a copy outside the repository) with the tests' protocol bot behind it accepts a person's challenge
-and plays the whole rated match through daphne. The browser's version is tests/e2e/test_bridge_e2e.py."""
+and plays the whole rated match through daphne, opening its match's stream again each time the server ends it.
+The browser's version is tests/e2e/test_bridge_e2e.py."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ from games.play.decide import decide_move
 from games.play.sync import run_change
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+# Every stream ends after two seconds here: the bridge must open its match's stream again to finish the match.
+API_ENV = {"GAMES_API_STREAM_SECONDS": "2"}
 
 REPO = Path(__file__).resolve().parents[3]
 BRIDGE = REPO / "games" / "api" / "computer_gomori_bridge.py"
@@ -61,6 +65,7 @@ def test_the_bridge_plays_a_whole_rated_match_for_a_protocol_bot(server: Any, ow
             assert time.monotonic() < deadline, log.read_text()
             state = engine.load(match.state)
             if person_seat in engine.to_act(state):
+                time.sleep(0.3)  # a person's pace: the match lasts longer than a stream
                 run_change(match_id, decide_move, seat=person_seat, user_id=person.pk,
                            action=rng.choice(engine.legal_actions(state, person_seat)), expected_version=match.version)
             else:
@@ -69,6 +74,9 @@ def test_the_bridge_plays_a_whole_rated_match_for_a_protocol_bot(server: Any, ow
         bot_seat = 1 - person_seat
         assert match.moves.filter(seat=bot_seat).exists()
         assert "playing a random legal action" not in log.read_text()  # every bot move was the program's own
+        # The match outlived its streams: the bridge opened them again.
+        opened = server.log.read_text().count(f"GET /api/v1/matches/{match_id}/stream")
+        assert opened >= 2, log.read_text()
         deadline = time.monotonic() + 10
         while PlayerStats.objects.filter(game="gomori", rated_matches=1).count() < 2:
             assert time.monotonic() < deadline

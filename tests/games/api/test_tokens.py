@@ -116,6 +116,12 @@ def test_bodies_too_long_or_not_json_are_refused_with_json(server: Any, owner: A
     assert reply.status == 400 and "JSON" in reply.json["error"]
     reply = api.request("POST", "/api/v1/challenge/target", raw=b"x" * 100_000)
     assert reply.status == 413 and reply.json["error"]
+    reply = api.request("POST", "/api/v1/challenge/target", raw=b"[" * 5000 + b"]" * 5000)
+    assert reply.status == 400 and reply.json["error"]
+    # curl -d sends a form's content type: the JSON is read all the same.
+    reply = api.request("POST", "/api/v1/challenge/target", raw=b'{"game": "gomori", "clock": "none"}',
+                        headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert reply.status == 200 and reply.json["challenge"]["to"] == "target"
     assert api.get("/api/v1/challenge/target").status == 405
 
 
@@ -154,3 +160,15 @@ def test_a_bot_opening_streams_in_a_loop_is_refused_past_the_cap(server: Any, ow
     finally:
         for stream in streams:
             stream.close()
+
+
+def test_a_bot_has_a_bounded_number_of_open_challenges(server: Any, owner: Any, settings: Any) -> None:
+    _, key = make_bot(owner, "spammer")
+    api = Api(server.url, key)
+    for i in range(20):  # the server's default cap
+        make_user(f"target{i}")
+        assert api.post(f"/api/v1/challenge/target{i}", {"game": "gomori"}).status == 200
+    make_user("one-more")
+    reply = api.post("/api/v1/challenge/one-more", {"game": "gomori"})
+    assert reply.status == 429 and "open challenges" in reply.json["error"]
+    assert api.post("/api/v1/challenge/target3", {"game": "ruhd"}).status == 200  # replacing one is fine
