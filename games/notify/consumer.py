@@ -21,7 +21,8 @@ from ..lobby.socket import LobbyLists
 from ..pool.socket import QuickPairingSocket
 from ..review.socket import AnalysisFollow
 from ..tournaments.socket import TournamentFollow
-from .queries import waiting_for
+from .goto import go_html
+from .queries import just_accepted_match, waiting_for
 
 
 class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisFollow, TournamentFollow,
@@ -37,6 +38,19 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisF
         await self.tournament_connect(query)
         await self.accept()
         await self.tournament_accepted()
+        if self.lobby:
+            await self.just_accepted()
+
+    async def just_accepted(self) -> None:
+        """A challenge of this person's accepted moments ago, before this lobby's socket was open to be told: a
+        program (the Bot API) accepts within milliseconds of the challenge, while the challenger's page is still
+        on its way to the lobby. The page goes to the match, as it would have."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            return
+        match = await database_sync_to_async(just_accepted_match)(user.pk)
+        if match is not None:
+            await self.send(text_data=go_html(match))
 
     async def disconnect(self, code: int) -> None:
         await self.leave_user_group()

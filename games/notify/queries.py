@@ -36,3 +36,23 @@ def waiting_for(user: Viewer, *, besides: int | None = None) -> list[Waiting]:
             .values_list("index", "match_id", "match__game", "match__waiting_on", "match__turn_started_at"))
     waiting = [Waiting(match_id, game, since) for index, match_id, game, on, since in rows if index in (on or [])]
     return sorted(waiting, key=lambda w: (w.since is None, w.since, w.match_id))
+
+
+# How recent an accepted challenge must be for a lobby that opens to go to its match (games.notify.consumer).
+JUST_ACCEPTED_SECONDS = 10
+
+
+def just_accepted_match(user_id: int) -> Match | None:
+    """The match of this person's challenge to a program that the program accepted moments ago, still in progress
+    (one query); None otherwise. People take seconds to accept: their challenger's lobby is open by then."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from ..models import Challenge
+
+    row = (Challenge.objects.filter(challenger_id=user_id, status=Challenge.Status.ACCEPTED,
+                                    challenged__program=True, match__status=Match.Status.ACTIVE,
+                                    closed_at__gte=timezone.now() - timedelta(seconds=JUST_ACCEPTED_SECONDS))
+           .select_related("match").order_by("-closed_at").first())
+    return row.match if row is not None else None

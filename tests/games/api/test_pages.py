@@ -150,3 +150,32 @@ def test_a_program_runs_out_of_time_like_a_person(owner: Any) -> None:
     after = run_change(match.pk, decide_timeout, bot=None, now=match.clock_due_at + timedelta(seconds=1))
     assert after.status == "finished" and after.result["reason"] == "time"
     assert after.result["winners"] == [1 - waited]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_lobby_opened_just_after_a_program_accepted_goes_to_the_match(ws_headers: Any) -> None:
+    """A program accepts within milliseconds, while the challenger's page is still going to the lobby: the lobby's
+    socket, once open, sends the page on to the match (people take longer: their challenger's lobby is open)."""
+    from asgiref.sync import sync_to_async
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+
+    def made() -> tuple[Any, Any]:
+        person = make_user("eager")
+        bot = tokens.create_bot(make_user("maker"), "fastbot")
+        row = challenges.challenge(person, bot, game="gomori", clock="none")
+        return person, challenges.accept(bot, row.pk)
+
+    person, match = await sync_to_async(made)()
+    socket = WebsocketCommunicator(application, "/ws/notify/?lobby=1", headers=await sync_to_async(ws_headers)(person))
+    connected, _ = await socket.connect(timeout=5)
+    assert connected
+    frames = []
+    try:
+        while True:
+            frames.append(await socket.receive_from(timeout=2))
+            if f"/m/{match.pk}/" in frames[-1] and "data-go" in frames[-1]:
+                break
+    finally:
+        await socket.disconnect()
