@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from live import bench_env, free_port, recv_until, server_cpu, start_daphne  # noqa: E402
 
 
-def setup(count: int) -> tuple[str, list[dict[str, Any]]]:
+def setup(count: int, run: str) -> tuple[str, list[dict[str, Any]]]:
     """The bot, its token, M people with sessions, and M started matches bot against person."""
     import django
 
@@ -49,12 +49,12 @@ def setup(count: int) -> tuple[str, list[dict[str, Any]]]:
     from games.play.create import create_table
 
     call_command("migrate", verbosity=0)
-    owner = User.objects.create_user("bench-owner", password=None)
-    bot = create_bot(owner, "bench-bot")
+    owner = User.objects.create_user(f"owner-{run}", password=None)
+    bot = create_bot(owner, f"bot-{run}")
     _, key = make_token(bot, name="bench")
     matches = []
     for i in range(count):
-        person = User.objects.create_user(f"bench-person-{i}", password=None)
+        person = User.objects.create_user(f"person-{run}-{i}", password=None)
         session = SessionStore()
         session[SESSION_KEY] = str(person.pk)
         session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
@@ -161,29 +161,38 @@ async def play(port: int, token: str, match: dict[str, Any], moves: int, latenci
         await ws.close()
 
 
-def run(count: int, moves: int, wide: bool) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        env = bench_env(f"sqlite:///{tmp}/bench.sqlite3")
-        if wide:
-            env.update(GAMES_API_BURST="1000000", GAMES_API_RATE="1000000")
-        token, matches = setup(count)
-        port = free_port()
-        server = start_daphne("config.asgi:application", port, env)
-        try:
-            latencies: list[float] = []
-            bot_moves = [0]
-            cpu = server_cpu(server.pid)
+def run(database: str, count: int, moves: int, wide: bool) -> None:
+    """One measurement: a fresh daphne on the run's database (one per bench process: Django's connection is set
+    up once), a bot and M people of this run's own."""
+    env = bench_env(database)
+    if wide:
+        env.update(GAMES_API_BURST="1000000", GAMES_API_RATE="1000000")
+    token, matches = setup(count, f"{count}-{'wide' if wide else 'site'}")
+    port = free_port()
+    server = start_daphne("config.asgi:application", port, env)
+    try:
+        latencies: list[float] = []
+        bot_moves = [0]
+        cpu = server_cpu(server.pid)
+        spy = None
+        if os.environ.get("BENCH_PROFILE_OUT") and wide:
+            from live import start_profiler
 
-            async def all_matches() -> float:
-                start = time.perf_counter()
-                await asyncio.gather(*(play(port, token, m, moves, latencies, bot_moves) for m in matches))
-                return time.perf_counter() - start
+            spy = start_profiler(server.pid, os.environ["BENCH_PROFILE_OUT"])
 
-            elapsed = asyncio.run(all_matches())
-            cpu = server_cpu(server.pid) - cpu
-        finally:
-            server.terminate()
-            server.wait()
+        async def all_matches() -> float:
+            start = time.perf_counter()
+            await asyncio.gather(*(play(port, token, m, moves, latencies, bot_moves) for m in matches))
+            return time.perf_counter() - start
+
+        elapsed = asyncio.run(all_matches())
+        cpu = server_cpu(server.pid) - cpu
+        if spy is not None:  # BENCH_PROFILE_OUT=<file>: py-spy's raw samples of the wide run, for print_profile
+            spy.send_signal(2)
+            spy.wait(timeout=60)
+    finally:
+        server.terminate()
+        server.wait()
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     bucket = "bucket opened wide" if wide else "the site's token bucket (60, then 20/s)"
@@ -198,9 +207,13 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=40, help="moves per match at most (both seats')")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    for count in args.matches:
-        for wide in (False, True):
-            run(count, args.moves, wide)
+    with tempfile.TemporaryDirectory() as tmp:
+        database = f"sqlite:///{tmp}/bench.sqlite3"
+        print(f"database {os.environ.get('DATABASE_URL', database).split(':')[0]}, channel layer "
+              f"{'redis' if os.environ.get('REDIS_URL') else 'in-memory'}, at most {args.moves} moves a match")
+        for count in args.matches:
+            for wide in (False, True):
+                run(database, count, args.moves, wide)
 
 
 if __name__ == "__main__":

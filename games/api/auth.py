@@ -10,10 +10,11 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -128,6 +129,39 @@ def read_body(request: HttpRequest) -> Any:
 
 
 View = Callable[..., HttpResponse]
+
+
+AsyncView = Callable[..., Awaitable[HttpResponse]]
+
+
+# What django.urls.path is given: django-stubs types a view as returning a response, not a coroutine.
+RoutedView = Callable[..., Any]
+
+
+def api_async(scope: str | None, *, methods: tuple[str, ...] = ("GET",)) -> Callable[[AsyncView], RoutedView]:
+    """The same checks for a view on the event loop (a move, through this process's live match): the token's
+    look-up is the one trip to the database thread."""
+
+    def wrap(view: AsyncView) -> RoutedView:
+        @csrf_exempt
+        @functools.wraps(view)
+        async def wrapped(request: HttpRequest, **kwargs: Any) -> HttpResponse:
+            try:
+                if request.method not in methods:
+                    raise ApiError(405, f"Use {' or '.join(methods)} here.", {"Allow": ", ".join(methods)})
+                caller = await sync_to_async(authorize)(request, scope)
+                if request.method == "POST":
+                    caller.body = read_body(request)  # already in memory: Django's ASGI handler read it
+                return await view(request, caller, **kwargs)
+            except ApiError as error:
+                return error_response(error.status, str(error), error.headers)
+            except Exception:  # JSON, as every answer of the API
+                log.exception("API request %s %s", request.method, request.path)
+                return error_response(500, "Something went wrong on the server; the match goes on.")
+
+        return wrapped
+
+    return wrap
 
 
 def not_found(request: HttpRequest, path: str = "") -> HttpResponse:

@@ -37,7 +37,7 @@ from accounts.sessions import notices_group
 from ..models import Challenge, Match
 from ..play.news import match_group, readers_group
 from ..play.presence import presence_beat, presence_close, presence_open
-from ..play.snapshot import Status, state_of
+from ..play.snapshot import Snapshot, Status, state_of
 from ..play.store import load
 from .auth import ApiError, Caller, authorize, error_response
 from .outlet import Outlet, outlet_of
@@ -186,13 +186,15 @@ def _chat_history(match_id: int) -> list[dict[str, Any]]:
             for li in recent(match_id=match_id, room="players", muted=frozenset())]
 
 
-def _state_now(match_id: int, seat: int) -> tuple[dict[str, Any], bool] | None:
+def _state_of(snap: Snapshot, seat: int) -> tuple[dict[str, Any], bool]:
     """The seat's state, and whether the match is done with (ended, its statistics written)."""
-    snap = load(match_id)
-    if snap is None:
-        return None
     done = snap.status in (Status.FINISHED, Status.ABORTED) and not snap.stats_due
     return seat_state(snap, state_of(snap), seat), done
+
+
+def _state_now(match_id: int, seat: int) -> tuple[dict[str, Any], bool] | None:
+    snap = load(match_id)
+    return _state_of(snap, seat) if snap is not None else None
 
 
 async def _tell_tables(match_id: int) -> None:
@@ -232,10 +234,13 @@ async def _match_lines(pipe: Pipe, match_id: int, seat: int) -> AsyncIterator[by
                 await database_sync_to_async(presence_beat)(socket=socket)
             kind = message.get("type")
             if kind == "api.changed" and int(message.get("version", 0)) > version:
-                now = await database_sync_to_async(_state_now)(match_id, seat)
-                if now is None:
-                    return
-                shown, done = now
+                if "data" in message:  # the news carries the snapshot: no read of the database
+                    shown, done = _state_of(Snapshot.from_json(message["data"]), seat)
+                else:
+                    now = await database_sync_to_async(_state_now)(match_id, seat)
+                    if now is None:
+                        return
+                    shown, done = now
                 if shown["version"] > version:
                     version = shown["version"]
                     yield pipe.out(line({"type": "state", **shown}))

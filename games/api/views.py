@@ -1,10 +1,13 @@
 """The Bot API's endpoints (JSON over HTTP, under /api/v1/): the account, a match as the bot's seat sees it, its
 move, resignation, abort and chat, and challenges. A move goes through the same decider and version fence as a
-browser's (games.play.decide.decide_move through games.play.sync.run_change): the live tables hear it as any
-change. A match the bot has no seat in is 404, as a match that does not exist: no probing of others' matches."""
+browser's, on the same road (games.play.decide.decide_move on this process's live match, games.play.owner);
+resign, abort and the Gomori protocol's turns through games.play.sync.run_change: the live tables hear each as
+any change. A match the bot has no seat in is 404, as a match that does not exist: no probing of others' matches."""
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 from functools import partial
 from typing import Any
 
@@ -23,13 +26,14 @@ from ..engines.base import IllegalAction
 from ..models import Challenge, Match
 from ..play import chat
 from ..play.decide import decide_abort, decide_move, decide_resign
+from ..play.hub import hub
 from ..play.news import match_group, readers_group
 from ..play.snapshot import MatchMovedOn, ServiceError, Snapshot, State, Status, state_of
 from ..play.store import load
 from ..play.sync import run_change
 from ..play.types import Line
 from ..play.wording import distinct_names, name_seats
-from .auth import ApiError, Caller, api
+from .auth import ApiError, Caller, api, api_async
 from .state import seat_state
 
 
@@ -107,13 +111,46 @@ def play(caller: Caller, match_id: int, action: Any, version: int | None) -> Sna
         raise ApiError(400, "That move is not one the game knows: see 'legal' for the notation.") from None
 
 
-@api("play", methods=("POST",))
-def move(request: HttpRequest, caller: Caller, match_id: int) -> HttpResponse:
+@api_async("play", methods=("POST",))
+async def move(request: HttpRequest, caller: Caller, match_id: int) -> HttpResponse:
+    """A move on this process's live match (games.play.owner), the road a browser's move takes: decided on the
+    copy the process holds (no read of the database when a table here shows the match), written with the other
+    matches' changes in one commit (the hub's Writer), shown to the tables and told to the streams."""
     body = _object(caller.body)
-    after = play(caller, match_id, body.get("action"), _version(body))
-    seat = after.seat_of(caller.user.pk)
-    assert seat is not None
-    return JsonResponse(seat_state(after, state_of(after), seat.index))
+    action, version = body.get("action"), _version(body)
+    if not isinstance(action, dict):
+        raise ApiError(400, "'action' must be a JSON object in the game's move notation (see 'legal').")
+    # In a context of its own, as a socket's: the request's (Django runs an async view under a sync middleware's
+    # thread) names that thread's executor for the database calls, and the tasks the hub starts here (its
+    # writer's batch, its channel's reader) outlive the request: they would find that executor gone.
+    task = asyncio.get_running_loop().create_task(_live_move(caller, match_id, action, version),
+                                                  context=contextvars.Context())
+    return await task
+
+
+async def _live_move(caller: Caller, match_id: int, action: dict[str, Any], version: int | None) -> HttpResponse:
+    live = await hub().get(match_id)
+    if live is None:
+        raise ApiError(404, "No such match of yours.")
+    live.arriving += 1  # no await since get: the copy is still the hub's, and stays while this move is made
+    try:
+        seat = live.snap.seat_of(caller.user.pk)
+        if seat is None:
+            raise ApiError(404, "No such match of yours.")
+        try:
+            await live.change(decide_move, seat=seat.index, action=action, user_id=caller.user.pk,
+                              expected_version=version)
+        except MatchMovedOn:
+            raise ApiError(409, f"Stale move: the match moved on to version {live.snap.version} before it arrived "
+                           f"(you sent {version}).") from None
+        except (IllegalAction, ServiceError) as error:
+            raise refused(live.snap, seat.index, error) from None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            raise ApiError(400, "That move is not one the game knows: see 'legal' for the notation.") from None
+        return JsonResponse(seat_state(live.snap, live.state, seat.index))
+    finally:
+        live.arriving -= 1
+        await live.hub.drop(live)
 
 
 def _match_op(caller: Caller, match_id: int, decide: Any) -> HttpResponse:

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
@@ -41,7 +41,17 @@ def readers_group(match_id: int) -> str:
 
 
 def reader_message(snap: Snapshot) -> dict[str, Any]:
-    return {"type": "api.changed", "id": snap.id, "version": snap.version}
+    """The change for the streams: the snapshot itself, so that no stream reads the database for it."""
+    return {"type": "api.changed", "id": snap.id, "version": snap.version, "data": snap.to_json().decode()}
+
+
+def readers_listen(layer: Any, match_id: int) -> bool:
+    """Whether a stream may be reading this match: known for the in-memory layer (its groups are here, and most
+    matches have no reader: no snapshot is encoded for nobody), assumed on Redis."""
+    groups = getattr(layer, "groups", None)
+    if isinstance(layer, InMemoryChannelLayer) and isinstance(groups, dict):
+        return bool(groups.get(readers_group(match_id)))
+    return True
 
 
 def changed_message(snap: Snapshot) -> dict[str, Any]:
@@ -67,7 +77,8 @@ def publish(snap: Snapshot, before: Snapshot | None = None) -> None:
         return
     try:
         async_to_sync(layer.group_send)(match_group(snap.id), changed_message(snap))
-        async_to_sync(layer.group_send)(readers_group(snap.id), reader_message(snap))
+        if readers_listen(layer, snap.id):
+            async_to_sync(layer.group_send)(readers_group(snap.id), reader_message(snap))
         async_to_sync(layer.group_send)(LOBBY_GROUP, LOBBY_CHANGED)
         for group, message in turn_cues(snap, must_act_of(before), must_act_of(snap)):
             async_to_sync(layer.group_send)(group, message)
@@ -87,7 +98,8 @@ async def announce(snap: Snapshot, state: State | None, before: Snapshot, before
     try:
         if not alone:
             await send_to_others(match_group(snap.id), changed_message(snap), own)
-        await layer.group_send(readers_group(snap.id), reader_message(snap))
+        if readers_listen(layer, snap.id):
+            await layer.group_send(readers_group(snap.id), reader_message(snap))
         if before.status != snap.status or before.seats != snap.seats:
             await layer.group_send(LOBBY_GROUP, LOBBY_CHANGED)
     except Exception:  # committed already: another process's copy then catches up at its next fence

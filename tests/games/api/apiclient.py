@@ -95,3 +95,11 @@ def raw_get(base: str, path: str, token: str, receive_buffer: int = 2048) -> soc
     sock.connect((parts.hostname or "127.0.0.1", parts.port or 80))
     sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
     return sock
+
+
+def make_bot(owner: Any, username: str, scopes: tuple[str, ...] = ("play", "challenge")) -> tuple[Any, str]:
+    from games.api.tokens import create_bot, make_token
+
+    bot = create_bot(owner, username)
+    _, key = make_token(bot, name="test", scopes=scopes)
+    return bot, key

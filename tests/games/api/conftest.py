@@ -1,4 +1,4 @@
-"""A daphne of the API tests' own (one per module), on the test database, and bots with tokens."""
+"""A daphne of the API tests' own (one per module), on the test database, and the bots' owner."""
 
 from __future__ import annotations
 
@@ -25,14 +25,6 @@ def server(request: pytest.FixtureRequest, django_db_setup: Any, django_db_block
     daphne = Daphne(env, Path(tmp_path_factory.mktemp("api")) / "daphne.log")
     yield daphne
     daphne.stop()
-
-
-def make_bot(owner: Any, username: str, scopes: tuple[str, ...] = ("play", "challenge")) -> tuple[Any, str]:
-    from games.api.tokens import create_bot, make_token
-
-    bot = create_bot(owner, username)
-    _, key = make_token(bot, name="test", scopes=scopes)
-    return bot, key
 
 
 @pytest.fixture

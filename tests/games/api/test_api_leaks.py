@@ -12,8 +12,7 @@ import random
 from typing import Any
 
 import pytest
-from apiclient import Api
-from conftest import make_bot
+from apiclient import Api, make_bot
 from leaks import Knowledge, exact_codes, named_in_view
 
 from games.engines import get_engine

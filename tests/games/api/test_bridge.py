@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_bot
+from apiclient import make_bot
 from factories import make_user
 
 from games.challenges import services

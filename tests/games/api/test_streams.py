@@ -10,8 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from apiclient import Api, raw_get
-from conftest import make_bot
+from apiclient import Api, make_bot, raw_get
 from django.utils import timezone
 from factories import make_user
 

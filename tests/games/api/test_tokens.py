@@ -9,8 +9,7 @@ import time
 from typing import Any
 
 import pytest
-from apiclient import Api
-from conftest import make_bot
+from apiclient import Api, make_bot
 from django.core.management import call_command
 from factories import make_user
 
