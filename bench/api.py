@@ -9,7 +9,7 @@ latency from the bot's move sent to the opponent's page showing it (p50/p99). Tw
 token bucket (a burst of 60, then 20 requests a second per token: that is the ceiling a single bot meets by
 design), and the bucket opened wide (the server's own capacity).
 
-    .venv/bin/python bench/api.py -m 1 20 [--moves 40]
+    .venv/bin/python bench/api.py -m 1 20 [--moves 40] [--rounds N]
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from live import bench_env, free_port, recv_until, server_cpu, start_daphne  # noqa: E402
 
 
-def setup(count: int, run: str) -> tuple[str, list[dict[str, Any]]]:
+def setup(count: int, run: str) -> tuple[str, list[dict[str, Any]]]:  # count: every match of the run
     """The bot, its token, M people with sessions, and M started matches bot against person."""
     import django
 
@@ -143,8 +143,8 @@ async def play(port: int, token: str, match: dict[str, Any], moves: int, latenci
                 start = time.perf_counter()
                 status, body = await post(port, f"/api/v1/matches/{match['id']}/move", token,
                                           {"action": action, "version": version})
-                while status == 429:  # the token's bucket: wait as told, as a bot must
-                    await asyncio.sleep(0.05)
+                while status == 429:  # the token's bucket: wait as told (the body's exact wait), as a bot must
+                    await asyncio.sleep(float(json.loads(body).get("retry_after", 1.0)))
                     status, body = await post(port, f"/api/v1/matches/{match['id']}/move", token,
                                               {"action": action, "version": version})
                 assert status == 200, body[:300]
@@ -161,13 +161,13 @@ async def play(port: int, token: str, match: dict[str, Any], moves: int, latenci
         await ws.close()
 
 
-def run(database: str, count: int, moves: int, wide: bool) -> None:
+def run(database: str, count: int, moves: int, wide: bool, rounds: int) -> None:
     """One measurement: a fresh daphne on the run's database (one per bench process: Django's connection is set
     up once), a bot and M people of this run's own."""
     env = bench_env(database)
     if wide:
         env.update(GAMES_API_BURST="1000000", GAMES_API_RATE="1000000")
-    token, matches = setup(count, f"{count}-{'wide' if wide else 'site'}")
+    token, matches = setup(count * rounds, f"{count}-{'wide' if wide else 'site'}")
     port = free_port()
     server = start_daphne("config.asgi:application", port, env)
     try:
@@ -182,7 +182,11 @@ def run(database: str, count: int, moves: int, wide: bool) -> None:
 
         async def all_matches() -> float:
             start = time.perf_counter()
-            await asyncio.gather(*(play(port, token, m, moves, latencies, bot_moves) for m in matches))
+            async def slot(index: int) -> None:  # M matches at once; a slot's rounds one after another
+                for match in matches[index::count]:
+                    await play(port, token, match, moves, latencies, bot_moves)
+
+            await asyncio.gather(*(slot(index) for index in range(count)))
             return time.perf_counter() - start
 
         elapsed = asyncio.run(all_matches())
@@ -196,7 +200,7 @@ def run(database: str, count: int, moves: int, wide: bool) -> None:
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     bucket = "bucket opened wide" if wide else "the site's token bucket (60, then 20/s)"
-    print(f"M={count:<3} {bucket:<40} bot moves {bot_moves[0]:>4} in {elapsed:5.1f} s: "
+    print(f"M={count:<3} x{rounds:<2} {bucket:<40} bot moves {bot_moves[0]:>4} in {elapsed:5.1f} s: "
           f"{bot_moves[0] / elapsed:6.1f} moves/s; move sent -> opponent's view p50 "
           f"{statistics.median(ordered) * 1000:6.1f} ms, p99 {p99 * 1000:6.1f} ms; server CPU {cpu:.1f} s")
 
@@ -205,6 +209,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-m", "--matches", type=int, nargs="+", default=[1, 20])
     parser.add_argument("--moves", type=int, default=40, help="moves per match at most (both seats')")
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="matches each slot plays one after another (default: 10 at M=1, else 1)")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     with tempfile.TemporaryDirectory() as tmp:
@@ -213,7 +219,7 @@ def main() -> None:
               f"{'redis' if os.environ.get('REDIS_URL') else 'in-memory'}, at most {args.moves} moves a match")
         for count in args.matches:
             for wide in (False, True):
-                run(database, count, args.moves, wide)
+                run(database, count, args.moves, wide, args.rounds or (10 if count == 1 else 1))
 
 
 if __name__ == "__main__":

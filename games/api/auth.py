@@ -30,10 +30,12 @@ log = logging.getLogger(__name__)
 class ApiError(Exception):
     """A refusal with its HTTP status."""
 
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.headers = headers or {}
+        self.extra = extra or {}
 
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JsonResponse:
@@ -100,7 +102,9 @@ def authorize(request: HttpRequest, scope: str | None) -> Caller:
         raise ApiError(403, f"This token lacks the '{scope}' scope.")
     wait = buckets.take(token.pk)
     if wait > 0:
-        raise ApiError(429, "Too many requests: slow down.", {"Retry-After": str(max(1, math.ceil(wait)))})
+        # Retry-After is whole seconds (HTTP's rule); the body says the wait exactly, for a bot that paces itself.
+        raise ApiError(429, "Too many requests: slow down.", {"Retry-After": str(max(1, math.ceil(wait)))},
+                       {"retry_after": round(wait, 3)})
     return Caller(token, user)
 
 
@@ -154,7 +158,7 @@ def api_async(scope: str | None, *, methods: tuple[str, ...] = ("GET",)) -> Call
                     caller.body = read_body(request)  # already in memory: Django's ASGI handler read it
                 return await view(request, caller, **kwargs)
             except ApiError as error:
-                return error_response(error.status, str(error), error.headers)
+                return error_response(error.status, str(error), error.headers, **error.extra)
             except Exception:  # JSON, as every answer of the API
                 log.exception("API request %s %s", request.method, request.path)
                 return error_response(500, "Something went wrong on the server; the match goes on.")
@@ -185,7 +189,7 @@ def api(scope: str | None, *, methods: tuple[str, ...] = ("GET",)) -> Callable[[
                     caller.body = read_body(request)
                 return view(request, caller, **kwargs)
             except ApiError as error:
-                return error_response(error.status, str(error), error.headers)
+                return error_response(error.status, str(error), error.headers, **error.extra)
             except Exception:  # a client's request must never get a page of HTML: a bug is JSON too
                 log.exception("API request %s %s", request.method, request.path)
                 return error_response(500, "Something went wrong on the server; the match goes on.")

@@ -50,8 +50,12 @@ class Api:
             try:
                 return urllib.request.urlopen(request, timeout=None if stream else 60)
             except urllib.error.HTTPError as error:
-                if error.code == 429:  # the token's bucket is empty: wait as told
-                    time.sleep(float(error.headers.get("Retry-After", "1")))
+                if error.code == 429:  # the token's bucket is empty: wait as told (the body says it exactly)
+                    try:
+                        wait = float(json.loads(error.read()).get("retry_after"))
+                    except (ValueError, TypeError, AttributeError):
+                        wait = float(error.headers.get("Retry-After", "1"))
+                    time.sleep(min(max(wait, 0.01), 60.0))
                     continue
                 raise
         raise RuntimeError("the server keeps saying: too many requests")

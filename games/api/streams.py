@@ -140,7 +140,7 @@ async def _authorized(request: HttpRequest, scope: str | None) -> Caller | HttpR
     try:
         return await sync_to_async(authorize)(request, scope)
     except ApiError as error:
-        return error_response(error.status, str(error), error.headers)
+        return error_response(error.status, str(error), error.headers, **error.extra)
 
 
 def streaming(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
