@@ -89,11 +89,19 @@ class Stream:
 
     @classmethod
     async def open(cls, port: int, path: str, token: str) -> Stream:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
-        await writer.drain()
-        await reader.readuntil(b"\r\n\r\n")
-        return cls(reader, writer)
+        while True:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+                         "\r\n".encode())
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+            if b" 429 " not in head.split(b"\r\n", 1)[0]:
+                return cls(reader, writer)
+            length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), 0)
+            body = await reader.readexactly(length)  # the token's bucket: wait as told, then again
+            writer.close()
+            await asyncio.sleep(float(json.loads(body).get("retry_after", 1.0)))
 
     async def line(self) -> dict[str, Any]:
         while True:
