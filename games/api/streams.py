@@ -207,7 +207,9 @@ async def _match_lines(pipe: Pipe, match_id: int, seat: int) -> AsyncIterator[by
     socket = f"api.{uuid.uuid4().hex}"
     present = False
     try:
-        await pipe.join(readers_group(match_id))
+        # The match's group (every change from sync code, and on Redis every change at all) and the readers'
+        # group (the live match's changes in a process alone: games.play.news.readers_group).
+        await pipe.join(match_group(match_id), readers_group(match_id))
         await database_sync_to_async(presence_open)(match_id=match_id, seat=seat, socket=socket)
         present = True
         await _tell_tables(match_id)
@@ -233,7 +235,7 @@ async def _match_lines(pipe: Pipe, match_id: int, seat: int) -> AsyncIterator[by
                 beat = time.monotonic()
                 await database_sync_to_async(presence_beat)(socket=socket)
             kind = message.get("type")
-            if kind == "api.changed" and int(message.get("version", 0)) > version:
+            if kind in ("api.changed", "match.changed") and int(message.get("version", 0)) > version:
                 if "data" in message:  # the news carries the snapshot: no read of the database
                     shown, done = _state_of(Snapshot.from_json(message["data"]), seat)
                 else:

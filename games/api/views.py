@@ -27,7 +27,7 @@ from ..models import Challenge, Match
 from ..play import chat
 from ..play.decide import decide_abort, decide_move, decide_resign
 from ..play.hub import hub
-from ..play.news import match_group, readers_group
+from ..play.news import match_group
 from ..play.snapshot import MatchMovedOn, ServiceError, Snapshot, State, Status, state_of
 from ..play.store import load
 from ..play.sync import run_change
@@ -175,10 +175,9 @@ def abort(request: HttpRequest, caller: Caller, match_id: int) -> HttpResponse:
 def relay_chat(match_id: int, line: Line) -> None:
     """A line written through the API: to the live tables (every process holding the match) and its streams."""
     layer = get_channel_layer()
-    data = orjson.dumps(line).decode()
-    for group in (match_group(match_id), readers_group(match_id)):
-        message = {"type": "match.chat", "id": match_id, "from": "api", "line": data}
-        transaction.on_commit(partial(async_to_sync(layer.group_send), group, message))
+    message = {"type": "match.chat", "id": match_id, "from": "api", "line": orjson.dumps(line).decode()}
+    # The match's group: every process holding the match, and the API's streams of it (games.api.streams).
+    transaction.on_commit(partial(async_to_sync(layer.group_send), match_group(match_id), message))
 
 
 @api("play", methods=("POST",))

@@ -34,9 +34,10 @@ def match_group(match_id: int) -> str:
 
 
 def readers_group(match_id: int) -> str:
-    """The group of the Bot API's streams reading this match (games.api.streams). The news of a change goes to it
-    even when the live match's own group is skipped (one process, the in-memory layer: `alone`): a stream is not
-    a live copy, so it hears every change this way. The message is small: the stream reads the match itself."""
+    """The group of the Bot API's streams reading this match (games.api.streams), for the one case the match's
+    own group is not told: the live match's changes in a process alone (the in-memory layer, `alone` in announce).
+    A stream listens to both groups: on Redis the match's group carries every change and chat line (with the
+    snapshot), so nothing more is sent for the streams there."""
     return f"readers-{match_id}"
 
 
@@ -46,12 +47,11 @@ def reader_message(snap: Snapshot) -> dict[str, Any]:
 
 
 def readers_listen(layer: Any, match_id: int) -> bool:
-    """Whether a stream may be reading this match: known for the in-memory layer (its groups are here, and most
-    matches have no reader: no snapshot is encoded for nobody), assumed on Redis."""
+    """Whether a stream reads this match through its readers' group: only on the in-memory layer, whose groups
+    are here to look at (most matches have no reader: no snapshot is encoded for nobody)."""
     groups = getattr(layer, "groups", None)
-    if isinstance(layer, InMemoryChannelLayer) and isinstance(groups, dict):
-        return bool(groups.get(readers_group(match_id)))
-    return True
+    return isinstance(layer, InMemoryChannelLayer) and isinstance(groups, dict) \
+        and bool(groups.get(readers_group(match_id)))
 
 
 def changed_message(snap: Snapshot) -> dict[str, Any]:
@@ -76,9 +76,7 @@ def publish(snap: Snapshot, before: Snapshot | None = None) -> None:
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(match_group(snap.id), changed_message(snap))
-        if readers_listen(layer, snap.id):
-            async_to_sync(layer.group_send)(readers_group(snap.id), reader_message(snap))
+        async_to_sync(layer.group_send)(match_group(snap.id), changed_message(snap))  # the API's streams too
         async_to_sync(layer.group_send)(LOBBY_GROUP, LOBBY_CHANGED)
         for group, message in turn_cues(snap, must_act_of(before), must_act_of(snap)):
             async_to_sync(layer.group_send)(group, message)
@@ -97,8 +95,8 @@ async def announce(snap: Snapshot, state: State | None, before: Snapshot, before
             await layer.group_send(group, message)
     try:
         if not alone:
-            await send_to_others(match_group(snap.id), changed_message(snap), own)
-        if readers_listen(layer, snap.id):
+            await send_to_others(match_group(snap.id), changed_message(snap), own)  # the API's streams too
+        elif readers_listen(layer, snap.id):
             await layer.group_send(readers_group(snap.id), reader_message(snap))
         if before.status != snap.status or before.seats != snap.seats:
             await layer.group_send(LOBBY_GROUP, LOBBY_CHANGED)
