@@ -179,3 +179,19 @@ async def test_a_lobby_opened_just_after_a_program_accepted_goes_to_the_match(ws
                 break
     finally:
         await socket.disconnect()
+
+
+def test_the_admin_shows_programs_and_revokes_tokens(owner: Any) -> None:
+    from django.urls import reverse
+
+    boss = make_user("boss", is_staff=True, is_superuser=True)
+    bot = tokens.create_bot(owner, "adminbot")
+    row, key = tokens.make_token(bot, name="server")
+    client = signed_in(boss)
+    listed = client.get(reverse("admin:accounts_user_changelist"), {"program__exact": "1"}).content.decode()
+    assert "adminbot" in listed and ">owner<" not in listed.split("result_list", 1)[1]
+    page = client.get(reverse("admin:accounts_apitoken_changelist")).content.decode()
+    assert row.prefix in page and key not in page
+    client.post(reverse("admin:accounts_apitoken_changelist"),
+                {"action": "revoke_tokens", "_selected_action": [str(row.pk)]})
+    assert tokens.authenticate(key) is None
