@@ -169,7 +169,16 @@ def api_async(scope: str | None, *, methods: tuple[str, ...] = ("GET",)) -> Call
 
 
 def not_found(request: HttpRequest, path: str = "") -> HttpResponse:
-    """Any other address under /api/v1/: JSON, as every answer of the API."""
+    """Any other address under /api/v1/: JSON, as every answer of the API (with a hint for a trailing slash, the
+    commonest slip: the API's addresses end without one)."""
+    from django.urls import Resolver404, resolve
+
+    if path.endswith("/"):
+        try:
+            if resolve(request.path[:-1]).func is not not_found:
+                return error_response(404, f"No such endpoint: drop the trailing slash ({request.path[:-1]}).")
+        except Resolver404:
+            pass
     return error_response(404, "No such endpoint: see /api/ for the list.")
 
 

@@ -127,6 +127,8 @@ def test_bodies_too_long_or_not_json_are_refused_with_json(server: Any, owner: A
 def test_a_careless_client_gets_json_for_everything(server: Any, owner: Any) -> None:
     _, key = make_bot(owner, "careless")
     api = Api(server.url, key)
+    assert "trailing slash" in api.get("/api/v1/account/").json["error"]
+    assert "trailing slash" not in api.get("/api/v1/nothing/").json["error"]
     for path in ("/api/v1/account/", "/api/v1/nothing", "/api/v1/matches/abc", "/api/v1/"):
         reply = api.get(path)
         assert reply.status == 404 and reply.headers["content-type"] == "application/json", (path, reply)
