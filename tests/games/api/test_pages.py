@@ -79,6 +79,11 @@ def test_a_program_is_marked_bot_on_its_profile_with_its_owner_and_people_challe
     # And bots challenge each other.
     other = tokens.create_bot(owner, "otherbot")
     assert challenges.challenge(other, bot, game="ruhd", clock="none").pk
+    # A person challenged by a program sees it marked BOT in the notice.
+    challenges.challenge(bot, person, game="gomori", clock="none")
+    lobby = signed_in(person).get("/play/").content.decode()
+    notice = lobby.split('id="challenge-notices"', 1)[1].split("</div>\n</div>", 1)[0]
+    assert "Prof Bot" in notice and "badge-bot" in notice
 
 
 def test_programs_are_kept_out_of_quick_pairing_and_tournaments(owner: Any) -> None:
