@@ -108,7 +108,7 @@ def test_a_program_plays_many_clocked_matches_at_once(owner: Any) -> None:
     assert boards.why_not(bot, clocked=True)  # a suspended program is seated nowhere
 
 
-def test_bot_badges_on_the_table_and_the_leaderboard(owner: Any) -> None:
+def test_bot_badges_on_the_table_the_leaderboard_and_the_history(owner: Any) -> None:
     bot = tokens.create_bot(owner, "badgebot", "Badge Bot")
     person = make_user("human")
     match = create_table(game="gomori", people=[bot, person])
@@ -117,6 +117,22 @@ def test_bot_badges_on_the_table_and_the_leaderboard(owner: Any) -> None:
     PlayerStats.objects.create(user=bot, game="gomori", rating=1600, rated_matches=3, won=3)
     board = Client().get("/leaderboard/?game=gomori").content.decode()
     assert "Badge Bot" in board and "badge-bot" in board
+    # The history names it as a bot too, once the match is over.
+    from games.engines import get_engine
+    from games.play.decide import decide_move, decide_resign
+    from games.play.sync import run_change
+
+    engine = get_engine("gomori")
+    users = {s.index: s.user_id for s in match.seats.all()}
+    for _ in range(2):
+        match.refresh_from_db()
+        state = engine.load(match.state)
+        seat = engine.to_act(state)[0]
+        run_change(match.pk, decide_move, seat=seat, user_id=users[seat], action=engine.legal_actions(state, seat)[0])
+    run_change(match.pk, decide_resign, user_id=person.pk)
+    history = Client().get("/history/").content.decode()
+    row = history.split("Badge Bot", 1)[1][:300]
+    assert 'class="badge"' in row and ">bot<" in row
 
 
 def test_the_api_page_and_the_bridge_download() -> None:
