@@ -23,7 +23,7 @@ from games.moderation import suspend_user, unsuspend_user
 
 from .avatars import AvatarError, process_avatar
 from .forms import refuse_taken_names
-from .models import User
+from .models import ApiToken, User
 
 
 class AdminUserChangeForm(UserChangeForm):
@@ -72,18 +72,19 @@ class AdminUserAddForm(AdminUserCreationForm):
 class UserAdmin(DjangoUserAdmin):
     form = AdminUserChangeForm
     add_form = AdminUserAddForm
-    list_display = ("avatar_thumbnail", "username", "display_name", "email", "is_bot", "is_staff", "suspended",
-                    "date_joined")
+    list_display = ("avatar_thumbnail", "username", "display_name", "email", "is_bot", "program", "owner",
+                    "is_staff", "suspended", "date_joined")
     list_display_links = ("avatar_thumbnail", "username")
-    list_filter = ("is_bot", "bot_game", "is_staff", "is_superuser", "is_active", "date_joined")
+    list_filter = ("is_bot", "program", "bot_game", "is_staff", "is_superuser", "is_active", "date_joined")
     search_fields = ("username", "display_name", "email", "first_name", "last_name")
     ordering = ("username",)
     readonly_fields = ("avatar_preview", "last_login", "date_joined")
+    raw_id_fields = ("owner",)
     actions = ("suspend_users", "unsuspend_users")
     fieldsets = (
         (None, {"fields": ("username", "password")}),
         ("Profile", {"fields": ("display_name", "email", "avatar_preview", "avatar", "first_name", "last_name")}),
-        ("Bot", {"fields": ("is_bot", "bot_game", "bot_level"), "classes": ("collapse",)}),
+        ("Bot", {"fields": ("is_bot", "bot_game", "bot_level", "program", "owner"), "classes": ("collapse",)}),
         (
             "Permissions",
             {
@@ -177,6 +178,29 @@ class UserAdmin(DjangoUserAdmin):
         unsuspend_user(user)
         self.log_change(request, user, "Moderation: suspension lifted.")
         messages.success(request, f"{user.username} may sign in again.")
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """The Bot API's tokens: their names, scopes and use, never their keys (only hashes are stored); revocable."""
+
+    list_display = ("name", "user", "prefix", "scopes", "created_at", "last_used_at", "revoked_at")
+    list_filter = (("revoked_at", admin.EmptyFieldListFilter),)
+    search_fields = ("name", "prefix", "user__username")
+    list_select_related = ("user",)
+    readonly_fields = ("user", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at")
+    fields = ("user", "name", "scopes", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at")
+    actions = ("revoke_tokens",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by their owner at /bots/ (shown once) or by manage.py bot_token
+
+    @admin.action(description="Revoke the selected tokens")
+    def revoke_tokens(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+        from django.utils import timezone
+
+        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        messages.success(request, f"Revoked {count} token(s).")
 
 
 @admin.register(LogEntry)

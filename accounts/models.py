@@ -32,6 +32,12 @@ class User(AbstractUser):
     sounds = models.BooleanField(default=False)
     # Nobody may challenge this person (profile settings); quick pairing and open seats are unaffected.
     refuse_challenges = models.BooleanField(default=False)
+    # A program's account (the Bot API, games.api): it plays through API tokens, never through the server's bot
+    # runner (that is is_bot, the site's built-in bots). It is rated and challenged like a person, is marked BOT
+    # wherever players are named, and is kept out of quick pairing and tournaments (lichess's rule).
+    program = models.BooleanField(default=False, db_index=True)
+    # The person who made the program's account (and manages its tokens at /bots/).
+    owner = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="programs")
 
     class Meta:
         constraints = [
@@ -91,6 +97,11 @@ class User(AbstractUser):
         NameKey.objects.using(using).bulk_create(kept, ignore_conflicts=True)
 
     @property
+    def marked_bot(self) -> bool:
+        """Whether pages mark this account BOT: the site's own bots and programs alike."""
+        return bool(self.is_bot or self.program)
+
+    @property
     def name(self) -> str:
         """What the site calls this person."""
         return self.display_name or self.username
@@ -104,6 +115,29 @@ class User(AbstractUser):
         if self.avatar:
             return self.avatar.url
         return generated_avatar_url(self.username, self.name, self.is_bot)
+
+
+class ApiToken(models.Model):
+    """A personal access token of a program's account (games.api.tokens): shown once when made, stored as its
+    SHA-256 only (a leaked database gives no working token), with a short public prefix to tell tokens apart."""
+
+    SCOPES = ("play", "challenge")
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=60)
+    scopes = models.JSONField(default=list)
+    prefix = models.CharField(max_length=16, db_index=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
 
 
 class NameKey(models.Model):

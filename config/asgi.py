@@ -13,12 +13,14 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app regi
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from config.origins import SameOriginValidator  # noqa: E402
+from games.api.outlet import OutletMiddleware  # noqa: E402
 from games.play.scheduler import BotRunnerMiddleware  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 router = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # The Bot API's streams learn how much their reader left unread (games.api.outlet).
+        "http": OutletMiddleware(django_asgi_app),
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

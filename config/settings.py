@@ -299,3 +299,16 @@ LOGGING = {
 # The live game: how long a disconnected player may be away before others may claim, and bots' pause.
 GAMES_ABANDON_SECONDS = int(os.environ.get("GAMES_ABANDON_SECONDS", "60"))
 GAMES_BOT_DELAY = float(os.environ.get("GAMES_BOT_DELAY", "0.8"))
+
+# The Bot API (games.api): each token may make GAMES_API_BURST requests at once, then GAMES_API_RATE a second;
+# a request body is at most GAMES_API_BODY_BYTES; a stream whose reader stops reading is dropped once
+# GAMES_API_STREAM_BYTES wait unread in the server's buffers, and any stream ends after GAMES_API_STREAM_SECONDS
+# (clients reconnect); a newline every GAMES_API_KEEPALIVE seconds keeps proxies from closing a quiet stream.
+GAMES_API_BURST = int(os.environ.get("GAMES_API_BURST", "60"))
+GAMES_API_RATE = float(os.environ.get("GAMES_API_RATE", "20"))
+GAMES_API_BODY_BYTES = int(os.environ.get("GAMES_API_BODY_BYTES", "16384"))
+GAMES_API_STREAM_BYTES = int(os.environ.get("GAMES_API_STREAM_BYTES", str(2 * 1024 * 1024)))
+GAMES_API_STREAM_SECONDS = float(os.environ.get("GAMES_API_STREAM_SECONDS", str(3 * 3600)))
+GAMES_API_KEEPALIVE = float(os.environ.get("GAMES_API_KEEPALIVE", "5"))
+GAMES_API_STREAMS = int(os.environ.get("GAMES_API_STREAMS", "64"))  # open streams per bot and process
+GAMES_API_OPEN_CHALLENGES = int(os.environ.get("GAMES_API_OPEN_CHALLENGES", "20"))  # a bot's open challenges

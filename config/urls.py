@@ -9,6 +9,8 @@ from django.urls import include, path
 from django.views.decorators.cache import cache_control
 from django.views.static import serve
 
+from games.api import pages as api_pages
+
 
 @cache_control(max_age=86400, public=True)
 def favicon(request: HttpRequest) -> HttpResponse:
@@ -19,6 +21,10 @@ def favicon(request: HttpRequest) -> HttpResponse:
 urlpatterns = [
     path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
+    path("api/v1/", include("games.api.urls")),
+    path("api/", api_pages.docs, name="api_docs"),
+    path("api/computer_gomori_bridge.py", api_pages.bridge, name="api_bridge"),
+    path("bots/", api_pages.bots, name="bots"),
     path("accounts/", include("accounts.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("games.urls")),

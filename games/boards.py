@@ -5,7 +5,7 @@ pairing), and the claim that makes its answer hold.
 The rule (lichess's, adapted):
 - a person plays at most one clocked match at a time (a match with a clock: a turn limit or a clock per player);
   a match without a clock waits for nobody, so it binds no one;
-- bots play any number of matches at once;
+- bots play any number of matches at once: the site's own and programs (the Bot API) alike;
 - a person who cannot play (suspended, deactivated) is seated nowhere;
 - a tournament entrant seated elsewhere is not paired by the tournament until that match ends (its pairing asks
   `holders`); a quick-pairing seek or a challenge from someone at a clocked board is refused with the reason.
@@ -92,8 +92,9 @@ def _where(match_id: int, game: str) -> str:
 
 
 def sitter_of(user: Any) -> Sitter:
-    return Sitter(name=user.name, is_bot=user.is_bot, is_active=user.is_active,
-                  held=None if user.is_bot else held_by(user.pk))
+    # A program at any number of boards, unless suspended (then refused as a person is).
+    many = bool(user.is_bot or (getattr(user, "program", False) and user.is_active))
+    return Sitter(name=user.name, is_bot=many, is_active=user.is_active, held=None if many else held_by(user.pk))
 
 
 def why_not(user: Any, *, clocked: bool = True, match_id: int | None = None, own: bool = True) -> str | None:
@@ -135,6 +136,7 @@ def claim(match_id: int, clock: dict[str, Any] | None, user_ids: Iterable[int]) 
         reason = refusal(sitter_of(user), clocked=is_clocked(clock), match_id=match_id, own=False)
         if reason:
             raise ServiceError(reason)
+    people = [user for user in people if not user.program]  # a program plays many matches: no board of its own
     if not people or not is_clocked(clock):
         return
     now = timezone.now()

@@ -34,6 +34,7 @@ class Notice:
     clock_label: str
     rated: bool
     seconds_left: int
+    other_bot: bool = False  # a program (the Bot API): marked BOT
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,8 @@ def challenges_of(user: Viewer, now: datetime | None = None, *,
         seen.add(other.pk)
         if row.status == OPEN and row.expires_at > now:
             notices.append(Notice(row.pk, incoming, other.name, other.get_absolute_url(), GAMES[row.game].name,
-                                  clock_label(row.clock), row.rated, int((row.expires_at - now).total_seconds())))
+                                  clock_label(row.clock), row.rated, int((row.expires_at - now).total_seconds()),
+                                  other_bot=bool(other.program)))
             continue
         if older:
             continue  # a newer challenge between the two (or its own "no") says where they stand now

@@ -148,7 +148,7 @@ def format_duration(value: dt.timedelta | None) -> str:
 ROW_MATCH_FIELDS = ("id", "game", "players", "is_public", "rated", "result", "move_count", "started_at",
                     "finished_at")
 ROW_SEAT_FIELDS = ("id", "match_id", "index", "user_id", "final_score", "user__id", "user__username",
-                   "user__display_name", "user__avatar", "user__is_bot")
+                   "user__display_name", "user__avatar", "user__is_bot", "user__program")
 
 
 def _seats_prefetch() -> Prefetch:
@@ -181,7 +181,7 @@ def _cells(match: Match, outcome: Outcome | None, names: list[str], profile: Lin
         cell = PlayerCell(label=f"Seat {seat.index + 1}", winner=seat.index in winners, score=seat.final_score)
         if user is not None:
             cell.label, cell.avatar_url, cell.profile_url = names[seat.index], user.avatar_url, profile(user.username)
-            cell.is_bot, cell.left = user.is_bot, seat.index in left
+            cell.is_bot, cell.left = user.is_bot or user.program, seat.index in left
         if seat.index < len(accuracy) and accuracy[seat.index] is not None:
             cell.accuracy = f"{accuracy[seat.index]:.1f}"
         cells.append(cell)

@@ -22,7 +22,7 @@ from ..pool.socket import QuickPairingSocket
 from ..review.socket import AnalysisFollow
 from ..tournaments.socket import TournamentFollow
 from .goto import go_html
-from .queries import unopened_pairing, waiting_for
+from .queries import just_accepted_match, unopened_pairing, waiting_for
 
 
 class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisFollow, TournamentFollow,
@@ -42,12 +42,16 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisF
 
     async def go_if_just_seated(self) -> None:
         """A page that was loading when its person was seated (an arena's pairing while the tournament page
-        opened, a quick pairing while the lobby reloaded) missed the frame that sent their pages to the match:
-        it goes there now, unless the match's page was opened already (or this is it)."""
+        opened, a quick pairing while the lobby reloaded, a program accepting a challenge within milliseconds)
+        missed the frame that sent their pages to the match: it goes there now, unless the match's page was
+        opened already (or this is it)."""
         user = self.scope.get("user")
-        if user is None:
+        if user is None or not user.is_authenticated:
             return
         match = await database_sync_to_async(unopened_pairing)(user, besides=self.here)
+        if match is None and self.lobby:
+            # A challenge to a program accepted while the challenger's lobby was on its way (any clock).
+            match = await database_sync_to_async(just_accepted_match)(user.pk)
         if match is not None:
             await self.send(text_data=go_html(match))
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 from accounts.models import Viewer
 
 from ..catalog import GAMES
-from ..models import Board, Match, Seat
+from ..models import Board, Challenge, Match, Seat
 
 # How long after a pairing a page that opens is still sent to the match: the frame that sent the person's pages
 # there went out while this page was loading (its socket not yet open), so it missed it.
@@ -57,3 +57,17 @@ def unopened_pairing(user: Viewer, *, besides: int | None = None) -> Match | Non
     board = (boards.filter(match__seats__user_id=user.pk, match__seats__last_seen__isnull=True)
              .select_related("match").first())
     return board.match if board is not None else None
+
+
+# How recent an accepted challenge must be for a lobby that opens to go to its match (games.notify.consumer).
+JUST_ACCEPTED_SECONDS = 10
+
+
+def just_accepted_match(user_id: int) -> Match | None:
+    """The match of this person's challenge to a program that the program accepted moments ago, still in progress
+    (one query); None otherwise. People take seconds to accept: their challenger's lobby is open by then."""
+    row = (Challenge.objects.filter(challenger_id=user_id, status=Challenge.Status.ACCEPTED,
+                                    challenged__program=True, match__status=Match.Status.ACTIVE,
+                                    closed_at__gte=timezone.now() - timedelta(seconds=JUST_ACCEPTED_SECONDS))
+           .select_related("match").order_by("-closed_at").first())
+    return row.match if row is not None else None

@@ -43,6 +43,7 @@ class PlayerLine:
     avatar: str
     profile_url: str
     is_bot: bool
+    program: bool  # a program plays the seat through the Bot API: a person's seat, marked BOT
     left: bool  # its player left: a bot plays the seat
     bot_name: str  # that bot's name
     user_id: int | None
@@ -144,6 +145,7 @@ def table_meta(snap: Snapshot, presence: dict[int, Presence], watchers: int = 0,
             avatar=player.avatar if player else "",
             profile_url=player.profile_url if player else "",
             is_bot=seat.is_bot,
+            program=bool(player and player.program),
             left=seat.left,
             bot_name=bot_names[seat.index] if seat.left else "",
             user_id=player.user_id if player else None,

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
@@ -31,6 +31,27 @@ LOBBY_CHANGED = {"type": "lobby.changed"}
 def match_group(match_id: int) -> str:
     """The group of the processes holding a live copy of this match."""
     return f"live-{match_id}"
+
+
+def readers_group(match_id: int) -> str:
+    """The group of the Bot API's streams reading this match (games.api.streams), for the one case the match's
+    own group is not told: the live match's changes in a process alone (the in-memory layer, `alone` in announce).
+    A stream listens to both groups: on Redis the match's group carries every change and chat line (with the
+    snapshot), so nothing more is sent for the streams there."""
+    return f"readers-{match_id}"
+
+
+def reader_message(snap: Snapshot) -> dict[str, Any]:
+    """The change for the streams: the snapshot itself, so that no stream reads the database for it."""
+    return {"type": "api.changed", "id": snap.id, "version": snap.version, "data": snap.to_json().decode()}
+
+
+def readers_listen(layer: Any, match_id: int) -> bool:
+    """Whether a stream reads this match through its readers' group: only on the in-memory layer, whose groups
+    are here to look at (most matches have no reader: no snapshot is encoded for nobody)."""
+    groups = getattr(layer, "groups", None)
+    return isinstance(layer, InMemoryChannelLayer) and isinstance(groups, dict) \
+        and bool(groups.get(readers_group(match_id)))
 
 
 def changed_message(snap: Snapshot) -> dict[str, Any]:
@@ -55,7 +76,7 @@ def publish(snap: Snapshot, before: Snapshot | None = None) -> None:
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(match_group(snap.id), changed_message(snap))
+        async_to_sync(layer.group_send)(match_group(snap.id), changed_message(snap))  # the API's streams too
         async_to_sync(layer.group_send)(LOBBY_GROUP, LOBBY_CHANGED)
         for group, message in turn_cues(snap, must_act_of(before), must_act_of(snap)):
             async_to_sync(layer.group_send)(group, message)
@@ -74,7 +95,9 @@ async def announce(snap: Snapshot, state: State | None, before: Snapshot, before
             await layer.group_send(group, message)
     try:
         if not alone:
-            await send_to_others(match_group(snap.id), changed_message(snap), own)
+            await send_to_others(match_group(snap.id), changed_message(snap), own)  # the API's streams too
+        elif readers_listen(layer, snap.id):
+            await layer.group_send(readers_group(snap.id), reader_message(snap))
         if before.status != snap.status or before.seats != snap.seats:
             await layer.group_send(LOBBY_GROUP, LOBBY_CHANGED)
     except Exception:  # committed already: another process's copy then catches up at its next fence

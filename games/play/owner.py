@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import orjson
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.urls import reverse
 from django.utils import timezone
 
@@ -25,7 +26,7 @@ from ..engines.base import Engine, View
 from ..layers import send_to_others
 from .bot_accounts import takeover_bot
 from .decide import Decider, decide_bot_turn, decide_stats, decide_timeout
-from .news import announce, match_group
+from .news import announce, match_group, readers_group, readers_listen
 from .page import RenderCache
 from .presence import attendance, presence_beat, presence_close, presence_open
 from .snapshot import Change, Player, Presence, ServiceError, Snapshot, State, Status, engine_of, state_of
@@ -252,11 +253,17 @@ class LiveMatch:
         for socket in list(self.sockets):
             with contextlib.suppress(Exception):
                 await socket.chat_line(line)
-        if publish and not self.hub.alone:
-            with contextlib.suppress(Exception):
-                await send_to_others(match_group(self.id), {
-                    "type": "match.chat", "id": self.id, "from": self.hub.channel, "line": orjson.dumps(line).decode(),
-                }, self.hub.channel)
+        if publish:
+            message = {"type": "match.chat", "id": self.id, "from": self.hub.channel,
+                       "line": orjson.dumps(line).decode()}
+            if self.hub.alone and readers_listen(get_channel_layer(), self.id):
+                with contextlib.suppress(Exception):
+                    # The Bot API's streams of the match hear every line said here (games.api.streams); on
+                    # Redis they are in the match's group below.
+                    await get_channel_layer().group_send(readers_group(self.id), message)
+            if not self.hub.alone:
+                with contextlib.suppress(Exception):
+                    await send_to_others(match_group(self.id), message, self.hub.channel)
 
     async def chat_hidden(self, line_id: int) -> None:
         for socket in list(self.sockets):

@@ -63,11 +63,14 @@ class Player:
     profile_url: str
     is_bot: bool
     bot_level: str
+    # A program's account (the Bot API): played like a person's seat (its own moves, the away and clock rules),
+    # marked BOT where it is named. is_bot is the site's built-in bots, played by the server.
+    program: bool = False
 
     @classmethod
     def of(cls, user: User) -> Player:
         return cls(user.pk, user.username, user.name, user.avatar_url, user.get_absolute_url(), bool(user.is_bot),
-                   user.bot_level or "")
+                   user.bot_level or "", bool(getattr(user, "program", False)))
 
 
 @dataclass(frozen=True)

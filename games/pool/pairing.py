@@ -86,6 +86,8 @@ def seek(user: User, key: str, *, socket: str = "", now: datetime | None = None)
     pool = pool_of(key)
     if user.is_bot or not user.is_active:
         raise ServiceError("Only people may wait for a table.")
+    if user.program:  # lichess's rule: programs play challenges, never quick pairing (README, the Bot API)
+        raise ServiceError("Bots play by challenge only: quick pairing is for people.")
     reason = boards.why_not(user, clocked=boards.is_clocked(pool.clock))
     if reason:
         raise ServiceError(reason)

@@ -35,6 +35,7 @@ class LeaderRow:
     lost: int
     drawn: int
     win_rate: str
+    bot: bool = False  # a program (the Bot API): rated like a person, listed with them, marked BOT
 
 
 def leaderboard_rows(rows: list[PlayerStats], viewer: Viewer) -> list[LeaderRow]:
@@ -53,6 +54,7 @@ def leaderboard_rows(rows: list[PlayerStats], viewer: Viewer) -> list[LeaderRow]
             rated_matches=row.rated_matches, won=row.won, lost=row.lost, drawn=row.drawn,
             # widthratio's rounding: Python's round() of the exact ratio.
             win_rate=f"{round(row.won / row.decided * 100)} %" if row.decided else "—",
+            bot=bool(row.user.program),
         ))
         previous = provisional
     return lines

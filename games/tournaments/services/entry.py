@@ -113,6 +113,8 @@ def join(*, tournament_id: int, user: User, code: str = "", now: datetime | None
     now = now or timezone.now()
     if user.is_bot or not user.is_active or not user.is_authenticated:
         raise ServiceError("Sign in to play in tournaments.")
+    if user.program:  # lichess's rule: tournaments are for people (README, the Bot API)
+        raise ServiceError("Bots play by challenge only: tournaments are for people.")
     with transaction.atomic():
         lock(tournament_id)
         tournament = get_tournament(tournament_id)

@@ -1,0 +1,364 @@
+"""The Bot API's streams: newline-delimited JSON held open (an async streaming response under daphne).
+
+- /api/v1/stream/events: the bot's events: a challenge received or sent ("challenge"), answered
+  ("challengeAnswered": accepted, declined, withdrawn, expired, cancelled), a match started ("matchStart", also
+  for every match in progress when the stream opens, so a reconnecting bot finds its matches) and ended
+  ("matchFinish").
+- /api/v1/matches/<id>/stream: the match as the bot's seat sees it ("state", games.api.state) at the start and
+  after every change, and the players' chat ("chat"); it ends after the match's last change. While it is open it
+  is the seat's presence, as a table's socket is (games.play.presence): when it closes the away rules run as
+  for a person who closed their tab.
+
+A newline every GAMES_API_KEEPALIVE seconds; a stream ends when its token is revoked or its bot suspended (checked
+at each keep-alive), after GAMES_API_STREAM_SECONDS, and at once when more than GAMES_API_STREAM_BYTES wait
+unread (games.api.outlet): a reader that stops reading holds nothing of the server's."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db.models import Q
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from accounts.sessions import notices_group
+
+from ..models import Challenge, Match
+from ..play.news import match_group, readers_group
+from ..play.presence import presence_beat, presence_close, presence_open
+from ..play.snapshot import Snapshot, Status, state_of
+from ..play.store import load
+from .auth import ApiError, Caller, authorize, error_response
+from .outlet import Outlet, outlet_of
+from .state import seat_state
+from .tokens import still_valid
+
+log = logging.getLogger(__name__)
+
+BEAT_SECONDS = 15.0  # the presence row's heartbeat, as a table socket's (games.play.owner.HEARTBEAT_SECONDS)
+EVENTS_POLL_SECONDS = 1.0  # the events stream also looks for itself this often: a lost wake-up costs a second
+# Open streams per bot in one process (GAMES_API_STREAMS): a bot needs one events stream and one per match it
+# plays; a program that opens streams in a loop is refused (429) past this, rather than holding a coroutine and a
+# listener each.
+_open: dict[int, int] = {}
+
+
+class Held:
+    """A stream's place in its bot's count, given back when it ends however it ends."""
+
+    def __init__(self, user_id: int) -> None:
+        self.user_id = user_id
+        _open[user_id] = _open.get(user_id, 0) + 1
+
+    def release(self) -> None:
+        left = _open.get(self.user_id, 1) - 1
+        if left > 0:
+            _open[self.user_id] = left
+        else:
+            _open.pop(self.user_id, None)
+
+
+def too_many(user_id: int) -> HttpResponse | None:
+    cap = int(settings.GAMES_API_STREAMS)
+    if _open.get(user_id, 0) >= cap:
+        return error_response(429, f"Too many open streams: at most {cap} per bot.",
+                              {"Retry-After": "5"})
+    return None
+
+
+def line(data: dict[str, Any]) -> bytes:
+    return orjson.dumps(data) + b"\n"
+
+
+class Dropped(Exception):
+    """The reader stopped reading (or the stream's time is up)."""
+
+
+class Pipe:
+    """What a stream's loop needs: its channel on the layer, its clock, its budget."""
+
+    def __init__(self, request: HttpRequest, caller: Caller) -> None:
+        self.caller = caller
+        self.held: Held | None = None  # counted once the stream runs (a response never sent counts for nothing)
+        self.outlet: Outlet | None = outlet_of(getattr(request, "scope", {}) or {})
+        self.started = time.monotonic()
+        self.layer = get_channel_layer()
+        self.channel = ""
+        self.groups: list[str] = []
+
+    async def join(self, *groups: str) -> None:
+        self.held = Held(self.caller.user.pk)
+        self.channel = await self.layer.new_channel()
+        for group in groups:
+            await self.layer.group_add(group, self.channel)
+            self.groups.append(group)
+
+    async def leave(self) -> None:
+        if self.held is not None:
+            self.held.release()
+            self.held = None
+        for group in self.groups:
+            with contextlib.suppress(Exception):
+                await self.layer.group_discard(group, self.channel)
+
+    async def next_message(self, timeout: float) -> dict[str, Any] | None:
+        try:
+            message: dict[str, Any] = await asyncio.wait_for(self.layer.receive(self.channel), timeout)
+            return message
+        except TimeoutError:
+            return None
+
+    def out(self, data: bytes) -> bytes:
+        """A chunk about to be sent, after the checks that drop a stream."""
+        if time.monotonic() - self.started > float(settings.GAMES_API_STREAM_SECONDS):
+            raise Dropped("time")
+        if self.outlet is not None:
+            waiting = self.outlet.buffered()
+            # What waits already, not counting this line: one big line (Ruhd's legal placements) is not a flood.
+            if waiting is not None and waiting > int(settings.GAMES_API_STREAM_BYTES):
+                log.info("API stream of %s dropped: %s bytes unread", self.caller.user.username, waiting)
+                self.outlet.abort()
+                raise Dropped("unread")
+        return data
+
+    async def still_valid(self) -> bool:
+        return bool(await database_sync_to_async(still_valid)(self.caller.token.pk))
+
+
+async def _authorized(request: HttpRequest, scope: str | None) -> Caller | HttpResponse:
+    try:
+        return await sync_to_async(authorize)(request, scope)
+    except ApiError as error:
+        return error_response(error.status, str(error), error.headers, **error.extra)
+
+
+def streaming(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(body, content_type="application/x-ndjson")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # a proxy in front (nginx) passes each line on at once
+    return response
+
+
+# ---------------------------------------------------------------------------------------------
+# The match's stream
+
+
+@csrf_exempt
+async def match_stream(request: HttpRequest, match_id: int) -> HttpResponseBase:
+    try:
+        return await _open_match_stream(request, match_id)
+    except Exception:  # JSON, as every answer of the API
+        log.exception("API match stream %s", match_id)
+        return error_response(500, "Something went wrong on the server; the match goes on.")
+
+
+async def _open_match_stream(request: HttpRequest, match_id: int) -> HttpResponseBase:
+    if request.method != "GET":
+        return error_response(405, "Use GET here.")
+    caller = await _authorized(request, "play")
+    if isinstance(caller, HttpResponse):
+        return caller
+    snap = await database_sync_to_async(load)(match_id)
+    seat = snap.seat_of(caller.user.pk) if snap is not None else None
+    if snap is None or seat is None:
+        return error_response(404, "No such match of yours.")
+    refused = too_many(caller.user.pk)
+    if refused is not None:
+        return refused
+    return streaming(_match_lines(Pipe(request, caller), match_id, seat.index))
+
+
+def _chat_history(match_id: int) -> list[dict[str, Any]]:
+    from ..play.chat import recent
+
+    return [{"type": "chat", "id": li.id, "user": li.name, "text": li.text}
+            for li in recent(match_id=match_id, room="players", muted=frozenset())]
+
+
+def _state_of(snap: Snapshot, seat: int) -> tuple[dict[str, Any], bool]:
+    """The seat's state, and whether the match is done with (ended, its statistics written)."""
+    done = snap.status in (Status.FINISHED, Status.ABORTED) and not snap.stats_due
+    return seat_state(snap, state_of(snap), seat), done
+
+
+def _state_now(match_id: int, seat: int) -> tuple[dict[str, Any], bool] | None:
+    snap = load(match_id)
+    return _state_of(snap, seat) if snap is not None else None
+
+
+async def _tell_tables(match_id: int) -> None:
+    """The live tables redraw who is present (their hub reads the attendance again)."""
+    with contextlib.suppress(Exception):
+        await get_channel_layer().group_send(match_group(match_id), {"type": "match.presence", "id": match_id})
+
+
+async def _match_lines(pipe: Pipe, match_id: int, seat: int) -> AsyncIterator[bytes]:
+    socket = f"api.{uuid.uuid4().hex}"
+    present = False
+    try:
+        # The match's group (every change from sync code, and on Redis every change at all) and the readers'
+        # group (the live match's changes in a process alone: games.play.news.readers_group).
+        await pipe.join(match_group(match_id), readers_group(match_id))
+        await database_sync_to_async(presence_open)(match_id=match_id, seat=seat, socket=socket)
+        present = True
+        await _tell_tables(match_id)
+        now = await database_sync_to_async(_state_now)(match_id, seat)
+        if now is None:
+            return
+        shown, done = now
+        yield pipe.out(line({"type": "state", **shown}))
+        for chat_line in await database_sync_to_async(_chat_history)(match_id):
+            yield pipe.out(line(chat_line))
+        version, beat = shown["version"], time.monotonic()
+        keepalive = float(settings.GAMES_API_KEEPALIVE)
+        while not done:
+            message = await pipe.next_message(keepalive)
+            if message is None:
+                if not await pipe.still_valid():
+                    yield line({"type": "end", "reason": "The token was revoked or the bot suspended."})
+                    return
+                yield pipe.out(b"\n")
+                # A lost message costs a keep-alive's wait at most: the version is read again.
+                message = {"type": "api.changed", "version": version + 1}
+            if time.monotonic() - beat > BEAT_SECONDS:
+                beat = time.monotonic()
+                await database_sync_to_async(presence_beat)(socket=socket)
+            kind = message.get("type")
+            if kind in ("api.changed", "match.changed") and int(message.get("version", 0)) > version:
+                if "data" in message:  # the news carries the snapshot: no read of the database
+                    shown, done = _state_of(Snapshot.from_json(message["data"]), seat)
+                else:
+                    now = await database_sync_to_async(_state_now)(match_id, seat)
+                    if now is None:
+                        return
+                    shown, done = now
+                if shown["version"] > version:
+                    version = shown["version"]
+                    yield pipe.out(line({"type": "state", **shown}))
+            elif kind == "match.chat":
+                said = orjson.loads(message["line"])
+                if said.get("room") == "players":
+                    yield pipe.out(line({"type": "chat", "id": said["id"], "user": said["name"],
+                                         "text": said["text"]}))
+    except Dropped:
+        return
+    finally:
+        await asyncio.shield(_close_match_stream(pipe, match_id, seat, socket if present else None))
+
+
+async def _close_match_stream(pipe: Pipe, match_id: int, seat: int, socket: str | None) -> None:
+    try:
+        await pipe.leave()
+        if socket is not None:
+            await database_sync_to_async(presence_close)(match_id=match_id, seat=seat, socket=socket)
+            await _tell_tables(match_id)
+    except Exception:  # a row left behind stops counting after its heartbeat goes stale
+        log.exception("closing an API stream of match %s", match_id)
+
+
+# ---------------------------------------------------------------------------------------------
+# The bot's events
+
+
+def _challenge_event(row: Challenge) -> dict[str, Any]:
+    from .views import challenge_json
+
+    return challenge_json(row)
+
+
+def _events_now(user_id: int, since: Any) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, Any]]]:
+    """The bot's challenges open now or closed since the stream opened, and its matches in progress or ended since."""
+    challenges = {
+        row.pk: _challenge_event(row)
+        for row in Challenge.objects.filter(Q(challenger_id=user_id) | Q(challenged_id=user_id))
+        .filter(Q(status=Challenge.Status.OPEN) | Q(closed_at__gte=since))
+        .select_related("challenger", "challenged")
+    }
+    matches = {
+        pk: {"id": pk, "game": game, "status": status, "rated": rated, "result": result}
+        for pk, game, status, rated, result in Match.objects.filter(seats__user_id=user_id)
+        .filter(Q(status=Match.Status.ACTIVE) | Q(finished_at__gte=since, started_at__isnull=False))
+        .values_list("pk", "game", "status", "rated", "result").distinct()
+    }
+    return challenges, matches
+
+
+@csrf_exempt
+async def event_stream(request: HttpRequest) -> HttpResponseBase:
+    try:
+        return await _open_event_stream(request)
+    except Exception:  # JSON, as every answer of the API
+        log.exception("API events stream")
+        return error_response(500, "Something went wrong on the server; the match goes on.")
+
+
+async def _open_event_stream(request: HttpRequest) -> HttpResponseBase:
+    if request.method != "GET":
+        return error_response(405, "Use GET here.")
+    caller = await _authorized(request, None)  # the scopes say what the bot may do about what it hears
+    if isinstance(caller, HttpResponse):
+        return caller
+    refused = too_many(caller.user.pk)
+    if refused is not None:
+        return refused
+    return streaming(_event_lines(Pipe(request, caller)))
+
+
+async def _event_lines(pipe: Pipe) -> AsyncIterator[bytes]:
+    from django.utils import timezone
+
+    user_id = pipe.caller.user.pk
+    since = timezone.now()
+    known_challenges: dict[int, str] = {}
+    known_matches: dict[int, str] = {}
+    first = True
+    last_check = time.monotonic()
+    try:
+        await pipe.join(notices_group(user_id))
+        keepalive = float(settings.GAMES_API_KEEPALIVE)
+        while True:
+            challenges, matches = await database_sync_to_async(_events_now)(user_id, since)
+            for pk, data in sorted(challenges.items()):
+                before = known_challenges.get(pk)
+                if before is None and data["status"] == Challenge.Status.OPEN:
+                    yield pipe.out(line({"type": "challenge", "challenge": data}))
+                elif before is not None and before != data["status"]:
+                    yield pipe.out(line({"type": "challengeAnswered", "challenge": data}))
+                known_challenges[pk] = data["status"]
+            for pk, data in sorted(matches.items()):
+                before = known_matches.get(pk)
+                if data["status"] == Match.Status.ACTIVE and before is None:
+                    yield pipe.out(line({"type": "matchStart", "match": data}))
+                elif data["status"] != Match.Status.ACTIVE and before == Match.Status.ACTIVE:
+                    yield pipe.out(line({"type": "matchFinish", "match": data}))
+                elif data["status"] != Match.Status.ACTIVE and before is None and not first:
+                    # Started and ended between two looks: both told, in order.
+                    yield pipe.out(line({"type": "matchStart", "match": data}))
+                    yield pipe.out(line({"type": "matchFinish", "match": data}))
+                known_matches[pk] = data["status"]
+            first = False
+            # Wait for a wake-up (a challenge or turn news to the bot), or poll.
+            message = await pipe.next_message(EVENTS_POLL_SECONDS)
+            while message is not None:  # take every wake-up that queued meanwhile: one look serves them all
+                message = await pipe.next_message(0.01)
+            if time.monotonic() - last_check >= keepalive:
+                last_check = time.monotonic()
+                if not await pipe.still_valid():
+                    yield line({"type": "end", "reason": "The token was revoked or the bot suspended."})
+                    return
+                yield pipe.out(b"\n")
+    except Dropped:
+        return
+    finally:
+        await asyncio.shield(pipe.leave())
