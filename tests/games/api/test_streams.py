@@ -171,7 +171,8 @@ def test_a_bot_whose_stream_closed_is_away_like_a_person(server: Any, owner: Any
     match = create_table(game="gomori", people=[bot, person])
     bot_seat = match.seats.get(user=bot).index
     api = Api(server.url, key)
-    assert not presence_of(match.pk)[bot_seat].present  # no stream: not there
+    # No stream yet: seated just now, the seat has the opening's grace a person's has (games.play.presence).
+    assert presence_of(match.pk)[bot_seat].is_opening(timezone.now())
     stream = api.stream(f"/api/v1/matches/{match.pk}/stream")
     stream.next()
     assert presence_of(match.pk)[bot_seat].present  # the open stream is the seat's presence
