@@ -18,7 +18,7 @@ from games.play.create import create_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-API_ENV = {"GAMES_API_BURST": "1000", "GAMES_API_RATE": "1000"}  # whole matches here; the bucket is test_tokens'
+API_ENV = {"GAMES_API_BURST": "1000", "GAMES_API_RATE": "1000"}  # whole matches here; the bucket is test_api_tokens'
 
 
 def two_bots(owner: Any, server: Any, game: str = "gomori", **kw: Any) -> tuple[Match, dict[int, Api]]:
