@@ -91,10 +91,12 @@ def _where(match_id: int, game: str) -> str:
     return f"a match of {GAMES[game].name}" if game in GAMES else "another match"
 
 
-def sitter_of(user: Any) -> Sitter:
+def sitter_of(user: Any, *, holds: bool = True) -> Sitter:
+    """`holds`: whether they may hold a board at all (False when the caller knows they hold none: no query)."""
     # A program at any number of boards, unless suspended (then refused as a person is).
     many = bool(user.is_bot or (getattr(user, "program", False) and user.is_active))
-    return Sitter(name=user.name, is_bot=many, is_active=user.is_active, held=None if many else held_by(user.pk))
+    held = None if many or not holds else held_by(user.pk)
+    return Sitter(name=user.name, is_bot=many, is_active=user.is_active, held=held)
 
 
 def why_not(user: Any, *, clocked: bool = True, match_id: int | None = None, own: bool = True) -> str | None:
@@ -132,8 +134,10 @@ def claim(match_id: int, clock: dict[str, Any] | None, user_ids: Iterable[int]) 
     transaction then rolls back, match and all). A seek they wait with elsewhere is passed by quick pairing
     while they play (games.pool.pairing asks `holders`)."""
     people = list(User.objects.filter(pk__in=list(user_ids), is_bot=False))
+    busy = holders(user.pk for user in people)  # one query; a board is named (two more) only for who holds one
     for user in people:
-        reason = refusal(sitter_of(user), clocked=is_clocked(clock), match_id=match_id, own=False)
+        sitter = sitter_of(user, holds=user.pk in busy)
+        reason = refusal(sitter, clocked=is_clocked(clock), match_id=match_id, own=False)
         if reason:
             raise ServiceError(reason)
     people = [user for user in people if not user.program]  # a program plays many matches: no board of its own
@@ -153,7 +157,3 @@ def claim(match_id: int, clock: dict[str, Any] | None, user_ids: Iterable[int]) 
 def release(snap: Snapshot) -> None:
     """The match ended (in the transaction that writes the end, games.play.events): its players are free."""
     Board.objects.filter(match_id=snap.id).delete()
-
-
-def release_match(match_id: int) -> None:
-    Board.objects.filter(match_id=match_id).delete()
