@@ -173,6 +173,7 @@ class Match:
             self.api.call("POST", f"/api/v1/matches/{self.id}/gomori/turn",
                           {"version": asked["version"], "answer": answer})
             self.seen = asked["seen"]
+            log(f"match {self.id}: played its turn at version {asked['version']}")
         except urllib.error.HTTPError as error:
             if error.code == 409:
                 return  # stale: a newer state is on its way

@@ -33,6 +33,19 @@ def start_bridge(server: str, key: str, where: Path) -> tuple[subprocess.Popen[b
     return process, log
 
 
+def stalled(page: Any, match: Any, plays: int, log: Path) -> str:
+    """What a match that did not end within the time shows: the table, the record, the bridge's and server's logs."""
+    import os
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    server_log = REPO / "test-artifacts" / "e2e" / f"daphne-{worker}-{__name__}.log"
+    page.screenshot(path=str(SHOTS / "bridge-stalled.png"), full_page=True)
+    seats = list(match.moves.values_list("seat", flat=True))
+    return (f"version {match.version}, waiting on {match.waiting_on}, moves by seat {seats}, the page's plays {plays}\n"
+            f"status: {page.locator('#status').inner_text()!r}\nbridge:\n{log.read_text()[-3000:]}\n"
+            f"server:\n{server_log.read_text()[-3000:] if server_log.exists() else '(none)'}")
+
+
 def shoot(browser: Any, server: str, state: Any, path: str, name: str) -> None:
     for size, viewport in SIZES.items():
         context = browser.new_context(base_url=server, viewport=viewport, storage_state=state)
@@ -94,7 +107,7 @@ def test_a_person_plays_a_protocol_bot_through_the_bridge_to_the_end(
             else:
                 page.wait_for_timeout(50)
         match.refresh_from_db()
-        assert match.status == Match.Status.FINISHED, log.read_text()[-3000:]
+        assert match.status == Match.Status.FINISHED, stalled(page, match, plays, log)
         bot = User.objects.get(username="gomoribot")
         bot_seat = match.seats.get(user=bot).index
         assert match.moves.filter(seat=bot_seat).exists() and plays > 0
