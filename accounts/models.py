@@ -38,6 +38,15 @@ class User(AbstractUser):
     program = models.BooleanField(default=False, db_index=True)
     # The person who made the program's account (and manages its tokens at /bots/).
     owner = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="programs")
+    # The time zone the person's dates are shown in (an IANA name, "Europe/Berlin"); blank: the browser's own.
+    time_zone = models.CharField(max_length=64, blank=True)
+    # The email address (as it was) that a signed link proved this person reads; notifications go only to it, so
+    # a changed address is unverified until its own link is followed.
+    email_verified = models.EmailField(blank=True)
+    # The kinds of notification this person asked for by email (games.notify.mail.KINDS); none until they opt in.
+    mail_kinds = models.JSONField(default=list, blank=True)
+    # Mail to the verified address that bounced in a row; past NOTIFY_MAIL_BOUNCES nothing more is sent to it.
+    mail_bounces = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         constraints = [
