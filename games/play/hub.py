@@ -73,6 +73,9 @@ class Hub:
         self.loop = asyncio.get_running_loop()
         self.matches: dict[int, LiveMatch] = {}
         self.loading: dict[int, asyncio.Future[LiveMatch | None]] = {}
+        # News of a match that arrived while it was being read (after its group was joined, before its copy was
+        # held): the read may predate the change it tells of, so it is applied once the copy is held.
+        self.early: dict[int, list[dict[str, Any]]] = {}
         self.writer = Writer()
         self.channel: str | None = None
         self.reader: asyncio.Task[None] | None = None
@@ -102,6 +105,8 @@ class Hub:
             live = LiveMatch(self, snap, presence, watchers) if snap is not None else None
             if live is not None:
                 self.matches[match_id] = live
+                for message in self.early.pop(match_id, ()):
+                    await self.on_message(message)  # an older version than the read is passed over there
             future.set_result(live)
             return live
         except BaseException as error:
@@ -110,6 +115,7 @@ class Hub:
             raise
         finally:
             del self.loading[match_id]
+            self.early.pop(match_id, None)
 
     async def drop(self, live: LiveMatch) -> None:
         """Forget a match no socket of this process watches or is opening (bot matches come back through the
@@ -157,6 +163,10 @@ class Hub:
 
     async def on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
+        if (kind in ("match.changed", "match.presence", "match.player") and message.get("id") in self.loading
+                and message["id"] not in self.matches):
+            self.early.setdefault(message["id"], []).append(message)
+            return
         if kind == "match.changed":
             live = self.matches.get(message["id"])
             if live is None or message["version"] <= live.snap.version:

@@ -154,6 +154,46 @@ async def test_a_match_held_again_while_its_drop_leaves_its_group_keeps_the_news
         await scheduler.stop()
 
 
+async def test_a_change_told_while_the_match_is_being_read_reaches_the_copy(
+    alice: Any, bob: Any, start_gomori: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page opening (the hub reading the match) while a move comes from sync code (a program's move through the
+    Bot API, a view): the news can land after the read and before the copy is held. The copy must take it, or the
+    page shows the old turn and the match waits on a move that was made."""
+    import time
+
+    from games.play import hub as hub_module
+    from games.play import scheduler
+    from games.play.decide import decide_move
+    from games.play.sync import run_change
+
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    read = hub_module._load_attended
+    players = {0: alice.pk, 1: bob.pk}
+    versions: list[int] = []
+
+    def read_then_move(match_id: int) -> Any:
+        before = read(match_id)
+        snap = before[0]
+        versions.append(snap.version)
+        state = ENGINE.load(snap.state)
+        (seat,) = ENGINE.to_act(state)
+        action = ENGINE.legal_actions(state, seat)[0]
+        run_change(match_id, decide_move, seat=seat, action=action, user_id=players[seat])
+        time.sleep(0.3)  # the news is read by the hub's listener while this read is still on its way back
+        return before
+
+    monkeypatch.setattr(hub_module, "_load_attended", read_then_move)
+    hub = hub_module.hub()
+    try:
+        copy = await hub.get(match.pk)
+        assert copy is not None
+        assert copy.snap.version == (await load(match.pk)).version == versions[0] + 1
+        assert not hub.early
+    finally:
+        await scheduler.stop()
+
+
 async def test_signing_out_closes_the_sockets_of_that_session(alice: Any, bob: Any, start_gomori: Any,
                                                               ws_client: Any) -> None:
     match = await database_sync_to_async(start_gomori)(alice, bob)
