@@ -283,3 +283,30 @@ def test_the_profile_form_saves_kinds_and_refuses_nonsense(subscriber: Callable[
     assert client.get("/mail/settings/").status_code == 405
     page = client.get("/accounts/profile/").content.decode()
     assert 'value="turn" checked' in page.replace('checked=""', "checked") or "checked" in page
+
+
+async def test_a_move_on_the_live_road_queues_the_turn_after_its_commit_too(subscriber: Callable[..., Any]) -> None:
+    """The sockets' road (LiveMatch.change through the Writer's group commit) tells committed changes as the sync
+    road does."""
+    from channels.db import database_sync_to_async
+
+    from games.play.decide import decide_move
+    from games.play.hub import hub
+    from games.play.snapshot import engine_of, must_act_of
+
+    ana, bob = await database_sync_to_async(lambda: (subscriber("ana"), subscriber("bob")))()
+    match = await database_sync_to_async(correspondence)(ana, bob)
+    live = await hub().get(match.pk)
+    assert live is not None
+    try:
+        while True:
+            waiting = sorted(must_act_of(live.snap, live.state))
+            if waiting == [1]:
+                break
+            seat = waiting[0]
+            action = engine_of(live.snap).legal_actions(live.state, seat)[0]
+            await live.change(decide_move, seat=seat, action=action, user_id=live.snap.seats[seat].user_id)
+    finally:
+        await hub().drop(live)
+    rows = await database_sync_to_async(lambda: list(Notice.objects.values_list("user_id", "key")))()
+    assert rows == [(bob.pk, f"turn:{match.pk}:{live.snap.version}")]
