@@ -282,7 +282,9 @@ def test_the_profile_form_saves_kinds_and_refuses_nonsense(subscriber: Callable[
     assert Client().post("/mail/settings/", {"kinds": ["turn"]}).status_code == 302  # to sign in
     assert client.get("/mail/settings/").status_code == 405
     page = client.get("/accounts/profile/").content.decode()
-    assert 'value="turn" checked' in page.replace('checked=""', "checked") or "checked" in page
+    boxes = dict(re.findall(r'<input type="checkbox" name="kinds" value="(\w+)"([^>]*)>', page))
+    assert {kind for kind, rest in boxes.items() if "checked" in rest} == {"turn", "analysis"}
+    assert set(boxes) == {"turn", "challenge", "tournament", "analysis"}
 
 
 async def test_a_move_on_the_live_road_queues_the_turn_after_its_commit_too(subscriber: Callable[..., Any]) -> None:
@@ -310,3 +312,22 @@ async def test_a_move_on_the_live_road_queues_the_turn_after_its_commit_too(subs
         await hub().drop(live)
     rows = await database_sync_to_async(lambda: list(Notice.objects.values_list("user_id", "key")))()
     assert rows == [(bob.pk, f"turn:{match.pk}:{live.snap.version}")]
+
+
+def test_a_tournament_starting_is_mailed_to_its_entrants_at_once(smtp: SmtpServer, subscriber: Callable[..., Any],
+                                                                 make_user: Callable[..., Any], settings: Any) -> None:
+    from games.tournaments import services
+
+    settings.NOTIFY_MAIL_GATHER_SECONDS = 180
+    staff = make_user("staff", is_staff=True)
+    arena = services.create_tournament(creator=staff, kind="arena", game="gomori", clock_key="5+3", minutes=30,
+                                       starts_at=timezone.now(), table_size=2)
+    ana, bob, cy = subscriber("ana"), subscriber("bob", kinds=["turn"]), subscriber("cy")
+    for person in (ana, bob, cy):
+        services.join(tournament_id=arena.pk, user=person)
+    services.tick()
+    assert send() == 2  # Bob did not ask for it
+    for mail in smtp.messages:
+        assert mail["Subject"] == f"{arena.name} has started"
+        assert links(mail)[0] == f"{SITE}/tournaments/{arena.pk}/"
+    assert sorted(m["To"] for m in smtp.messages) == ["ana@example.org", "cy@example.org"]
