@@ -15,6 +15,8 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from .email_url import email_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -251,8 +253,21 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-EMAIL_BACKEND = os.environ.get("DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
-DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "Card Club <noreply@cardclub.local>")
+# How mail leaves (password resets, the notifications' worker): DJANGO_EMAIL_URL, or the usual EMAIL_HOST,
+# EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS / EMAIL_USE_SSL; the console when none is set
+# (config/email_url.py).
+globals().update(email_settings(os.environ))
+DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL") or os.environ.get("DEFAULT_FROM_EMAIL") \
+    or "Card Club <noreply@cardclub.local>"
+# The site's address as people reach it, for the links in mail (sent by a worker, which has no request to take
+# the host from): the match, the unsubscribe and verification links.
+SITE_URL = (os.environ.get("DJANGO_SITE_URL") or "http://127.0.0.1:8000").rstrip("/")
+# Notifications by email (games.notify.mail): notices of a person arriving within this many seconds leave in one
+# email; a verified address is written to no more after this many refusals in a row; a notice is given up after
+# this many attempts (with a growing pause between them).
+NOTIFY_MAIL_GATHER_SECONDS = int(os.environ.get("NOTIFY_MAIL_GATHER_SECONDS", "180"))
+NOTIFY_MAIL_BOUNCES = int(os.environ.get("NOTIFY_MAIL_BOUNCES", "3"))
+NOTIFY_MAIL_ATTEMPTS = int(os.environ.get("NOTIFY_MAIL_ATTEMPTS", "6"))
 
 # Content Security Policy: no inline scripts or styles anywhere; websockets to this origin only.
 CONTENT_SECURITY_POLICY = {

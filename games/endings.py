@@ -12,12 +12,14 @@ And with a match's start (dealt, every seat filled), in its transaction: each pl
 the start is refused (games.boards, the one gate).
 Once the end is shown, in the match's own change that follows it (after a crash, the runner's sweep):
 - the statistics and ratings count it, once (games.ratings.stats); the rating changes join its result box.
+And after the commit of any change: a correspondence match's new turn is queued for email (games.notify.mail).
 """
 
 from __future__ import annotations
 
 from . import boards
 from .history import listing
+from .notify.mail import queue as mail
 from .play import events
 from .ratings import stats
 from .review import jobs
@@ -28,4 +30,4 @@ def connect() -> None:
     """Called once at start-up (games.apps)."""
     events.subscribe(with_start=[boards.on_start],
                      with_end=[boards.release, listing.on_end, record.on_end, jobs.on_end],
-                     recorded=[stats.on_recorded])
+                     recorded=[stats.on_recorded], committed=[mail.on_committed])

@@ -3,6 +3,7 @@ from django.urls import path
 from .challenges import views as challenge
 from .history import views as history
 from .lobby import views as lobby
+from .notify.mail import views as mail
 from .play import views as play
 from .ratings import views as ratings
 from .rulebook import views as rulebook
@@ -36,5 +37,8 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/withdraw/", tournaments.withdraw_tournament, name="withdraw_tournament"),
     path("tournaments/<int:tournament_id>/start/", tournaments.start_tournament, name="start_tournament"),
     path("rules/", rulebook.rules_index, name="rules_index"),
+    path("mail/verify/<str:token>/", mail.verify, name="mail_verify"),
+    path("mail/unsubscribe/<str:token>/", mail.unsubscribe, name="mail_unsubscribe"),
+    path("mail/settings/", mail.settings_view, name="mail_settings"),
     path("rules/<slug:game>/", rulebook.rules_page, name="rules"),
 ]

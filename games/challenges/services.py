@@ -28,6 +28,7 @@ from .. import boards
 from ..catalog import GAMES
 from ..models import Challenge, Match, Seek
 from ..notify.goto import send_to_match
+from ..notify.mail import queue as mail
 from ..play.create import create_table
 from ..play.snapshot import ServiceError
 from ..pool import pairing
@@ -74,6 +75,7 @@ def challenge(challenger: User, challenged: User, *, game: str, clock: str, rate
                                         rated=rated, created_at=now,
                                         expires_at=now + timedelta(minutes=CHALLENGE_MINUTES))
     changed([challenger.pk, challenged.pk])
+    mail.challenge_made(made)  # queued after the commit, if they asked for it
     return made
 
 

@@ -1,10 +1,12 @@
 """The site's tables, one module per area, all re-exported here (Django finds the app's models in games.models).
 
 match: Match, Seat, Move, Presence, ChatMessage, ChatMute; results: PlayerResult, FinishedMatch, PlayerStats;
-review: AnalysisJob; lobby: Seek, Challenge, Board; tournaments: Tournament, Entrant, TournamentGame, TournamentBye.
+review: AnalysisJob; mail: Notice; lobby: Seek, Challenge, Board; tournaments: Tournament, Entrant, TournamentGame,
+TournamentBye.
 """
 
 from .lobby import Board, Challenge, Seek
+from .mail import Notice
 from .match import GAME_CHOICES, ChatMessage, ChatMute, Match, Move, Presence, Seat, new_invite_code
 from .results import FinishedMatch, PlayerResult, PlayerStats
 from .review import AnalysisJob
@@ -12,6 +14,6 @@ from .tournaments import Entrant, Tournament, TournamentBye, TournamentGame
 
 __all__ = [
     "GAME_CHOICES", "AnalysisJob", "Board", "Challenge", "ChatMessage", "ChatMute", "Entrant", "FinishedMatch", "Match",
-    "Move", "PlayerResult", "PlayerStats", "Presence", "Seat", "Seek", "Tournament", "TournamentBye",
+    "Move", "Notice", "PlayerResult", "PlayerStats", "Presence", "Seat", "Seek", "Tournament", "TournamentBye",
     "TournamentGame", "new_invite_code",
 ]

@@ -8,30 +8,42 @@ A match ends at two moments, and each subscriber is declared at one of them, in 
   match's version; after a crash the runner's sweep makes it, games.play.stats_due), for what may wait a moment
   and must be counted exactly once: the statistics and ratings. What a recorder returns joins the match's
   result (the rating changes the result box shows).
+
+And every change, once committed (`committed`): for what must neither sit in a move's transaction nor slow it,
+and may be lost in a crash between the commit and it (the notifications by email). A subscriber is called with
+each batch the group commit wrote, real-time matches' included: it must cost next to nothing for a change it has
+no interest in (bench/mail.py measures it).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .snapshot import Snapshot
+from .snapshot import Change, Snapshot
+
+log = logging.getLogger(__name__)
 
 # Inside the end's transaction: a write of the subscriber's own, committed or rolled back with the end.
 WithEnd = Callable[[Snapshot], None]
 # In the change after the end, with the match's row: additions to its result.
 Recorder = Callable[[int], dict[str, Any]]
+# After the commit, with the changes written (and those whose fence failed: `written` says which).
+AfterCommit = Callable[[Sequence[Change]], None]
 
 _with_start: tuple[WithEnd, ...] = ()
 _with_end: tuple[WithEnd, ...] = ()
 _recorders: tuple[Recorder, ...] = ()
+_committed: tuple[AfterCommit, ...] = ()
 
 
 def subscribe(*, with_start: Sequence[WithEnd] = (), with_end: Sequence[WithEnd],
-              recorded: Sequence[Recorder]) -> None:
+              recorded: Sequence[Recorder], committed: Sequence[AfterCommit] = ()) -> None:
     """Who hears a match's start and end, and when (games/endings.py calls this once, at start-up)."""
-    global _with_start, _with_end, _recorders
+    global _with_start, _with_end, _recorders, _committed
     _with_start, _with_end, _recorders = tuple(with_start), tuple(with_end), tuple(recorded)
+    _committed = tuple(committed)
 
 
 def started(snap: Snapshot) -> None:
@@ -53,3 +65,13 @@ def recorded(match_id: int) -> dict[str, Any]:
     for recorder in _recorders:
         additions.update(recorder(match_id))
     return additions
+
+
+def committed(changes: Sequence[Change]) -> None:
+    """A batch of changes was committed (outside any transaction of theirs). A subscriber's failure is logged,
+    never raised: the changes are committed and acknowledged whatever it does."""
+    for subscriber in _committed:
+        try:
+            subscriber(changes)
+        except Exception:
+            log.exception("a subscriber of committed changes failed")

@@ -17,6 +17,7 @@ import orjson
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
+from . import events
 from .news import match_group
 from .owner import LiveMatch
 from .presence import attendance
@@ -53,7 +54,7 @@ class Writer:
                 await asyncio.sleep(0)  # the moves of this loop iteration join the batch
                 batch, self.pending = self.pending, []
                 try:
-                    await database_sync_to_async(commit)([change for change, _ in batch])
+                    await database_sync_to_async(commit_then_tell)([change for change, _ in batch])
                 except Exception as error:  # the database is away: every change of the batch fails
                     for _, future in batch:
                         if not future.done():
@@ -197,6 +198,13 @@ class Hub:
             live.close()
         if self.reader is not None:
             self.reader.cancel()
+
+
+def commit_then_tell(changes: list[Change]) -> None:
+    """The batch written in its transaction, then, after the commit and in the same trip to the database thread,
+    told to whoever hears committed changes (games.play.events: the notifications by email)."""
+    commit(changes)
+    events.committed(changes)
 
 
 _hub: Hub | None = None

@@ -10,9 +10,10 @@ from typing import Any
 
 from django.db import transaction
 
+from . import events
 from .decide import Decider, decide_stats
 from .news import publish
-from .snapshot import ServiceError, Snapshot, state_of
+from .snapshot import Change, ServiceError, Snapshot, state_of
 from .store import commit, load
 
 ATTEMPTS = 20
@@ -50,6 +51,12 @@ def _run_change(match_id: int, decide: Decider, /, **kw: Any) -> Snapshot:
             if change.refused is not None:
                 raise change.refused
             if change.written:
-                transaction.on_commit(partial(publish, change.after, snap))
+                transaction.on_commit(partial(_committed, change, snap))
                 return change.after
     raise ServiceError("The match is too busy right now: try again.")
+
+
+def _committed(change: Change, before: Snapshot) -> None:
+    """After the commit: the live pages told, then whoever hears committed changes (games.play.events)."""
+    publish(change.after, before)
+    events.committed([change])

@@ -20,6 +20,7 @@ from django.db import close_old_connections
 
 from ..analysis import ANALYSIS_VERSION, DEFAULT_BUDGETS, AnalysisError, Budget, analyse
 from ..models import Match, Move
+from ..notify.mail import queue as mail
 from . import jobs, news, present
 
 log = logging.getLogger(__name__)
@@ -119,6 +120,10 @@ class Worker:
         accuracy = [s.accuracy if s.accuracy is None else round(s.accuracy, 1) for s in result.seats]
         if jobs.complete(job, data, accuracy, version=ANALYSIS_VERSION):
             news.publish(match.pk)
+            try:
+                mail.analysis_ready(match.pk)  # for those who asked for it, by email
+            except Exception:  # the analysis is stored: a notice lost must not fail it
+                log.exception("could not queue the analysis notices of match %s", match.pk)
             self.say(f"Analysed match {match.pk}: {len(result.decisions)} decisions in "
                      f"{time.monotonic() - started:.1f} s.")
         else:

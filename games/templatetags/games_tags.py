@@ -1,5 +1,6 @@
-"""What the games add to other apps' pages: a player's standing on their profile (accounts/profile.html), and the
-header's "your turn" (base.html), so that the accounts app names no view or helper of the games."""
+"""What the games add to other apps' pages: a player's standing on their profile (accounts/profile.html), the
+profile's email notifications (accounts/profile_edit.html), and the header's "your turn" (base.html), so that
+the accounts app names no view or helper of the games."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from accounts.models import User
 
 from ..catalog import GAMES
 from ..challenges.queries import Challenges, challenges_of, notices_context
+from ..notify.mail.views import mail_context
 from ..notify.queries import waiting_for
 from ..pool.pools import CLOCKS
 from ..ratings.profile import profile_stats
@@ -24,6 +26,12 @@ register = template.Library()
 def player_standing(user: User) -> dict[str, Any]:
     """A line of figures per game the player played, and their rating chart."""
     return profile_stats(user)
+
+
+@register.inclusion_tag("mail/_settings.html")
+def mail_settings(user: User) -> dict[str, Any]:
+    """The profile's "Email notifications": the address and whether it is verified, and the kinds chosen."""
+    return mail_context(user)
 
 
 @register.inclusion_tag("games/tournaments/_profile.html", takes_context=True)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from accounts.models import User
 
 from ...models import Entrant, Match, Tournament, TournamentGame
+from ...notify.mail import queue as mail
 from ...play.snapshot import ServiceError
 from .. import news
 from .base import after_commit, ends_at, get_tournament, lock
@@ -40,6 +41,8 @@ def start(tournament_id: int, *, now: datetime | None = None) -> None:
             made = pair_swiss_round(tournament, now)
         after_commit(lambda: announce(tournament_id, made))
         after_commit(news.lists_changed)
+        if tournament.status == Tournament.Status.RUNNING:
+            mail.tournament_started(tournament_id)  # queued after the commit, for those who asked for it
     settle(tournament_id, now=now)
 
 
