@@ -186,3 +186,27 @@ def test_the_presenters_format_as_the_template_filters_did() -> None:
         assert finished_text(moment) == date_filter(timezone.localtime(moment), "j M Y, H:i")
     for value in (1500.0, 1500.5, 1499.4999, 2.5, 3.5, 0.5, 1234.56789, 349.99999, 110.0, 1e-9):
         assert whole(value) == floatformat(value, 0)
+
+
+def test_the_header_lists_the_matches_in_progress_waiting_on_the_person(make_user: Any) -> None:
+    """waiting_for starts from the matches in progress (issue 41): the same matches as before, longest waiting
+    first; a finished match, one waiting on another seat, and a seat a substitute took are left out."""
+    from games.notify.queries import waiting_for
+
+    me, other = make_user("waiter"), make_user("mover")
+    now = timezone.now()
+
+    def match(status: str, on: list[int], minutes: int) -> Match:
+        made = Match.objects.create(game="gomori", players=2, seed=1, options={}, status=status, waiting_on=on,
+                                    turn_started_at=now - dt.timedelta(minutes=minutes))
+        Seat.objects.bulk_create([Seat(match=made, index=0, user=me), Seat(match=made, index=1, user=other)])
+        return made
+
+    newer, older = match(Match.Status.ACTIVE, [0], 1), match(Match.Status.ACTIVE, [0, 1], 5)
+    theirs = match(Match.Status.ACTIVE, [1], 9)
+    match(Match.Status.FINISHED, [0], 9)
+    taken = match(Match.Status.ACTIVE, [0], 9)
+    Seat.objects.filter(match=taken, index=0).update(substitute=other)
+    assert [w.match_id for w in waiting_for(me)] == [older.pk, newer.pk]
+    assert [w.match_id for w in waiting_for(me, besides=older.pk)] == [newer.pk]
+    assert [w.match_id for w in waiting_for(other)] == [theirs.pk, older.pk]
