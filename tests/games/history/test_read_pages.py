@@ -79,13 +79,13 @@ PAGES = [
     ("/leaderboard/?game=gomori", 1),  # the top 100 with their players
     # The person, their figures per game, their rating history, their best wins and ranks, their tournaments.
     ("/u/Read-0/", 6),
-    # Two lists, each with its seats and players; "Watch" (its candidates' ids, their players, their ratings, the
-    # listed ones with their seats and players: 5); the quick-pairing
+    # Two lists, each with its seats and players; "Watch" (its candidates' ids, their seats and players, their
+    # ratings in every game at once, the listed ones given those seats: 4, was 5 and one a game); the quick-pairing
     # grid (who waits in each pool, and whether this person does); the tournaments running and coming up (2);
-    # whether this person sits at a clocked board (games.boards), read by the quick-pairing grid (its reason above
-    # the closed pools) and by the lists (in place of Join): each is also drawn alone by the lobby's socket (2).
-    # Its list of challenges is the header's query.
-    ("/play/", 15),
+    # whether this person sits at a clocked board (games.boards), read once for the quick-pairing grid (its reason
+    # above the closed pools) and the lists (in place of Join), which each socket drawing one alone reads again (1,
+    # was 2). Its list of challenges is the header's query.
+    ("/play/", 13),
 ]
 
 
@@ -210,3 +210,14 @@ def test_the_header_lists_the_matches_in_progress_waiting_on_the_person(make_use
     assert [w.match_id for w in waiting_for(me)] == [older.pk, newer.pk]
     assert [w.match_id for w in waiting_for(me, besides=older.pk)] == [newer.pk]
     assert [w.match_id for w in waiting_for(other)] == [theirs.pk, older.pk]
+
+
+def test_ratings_of_several_games_at_once_equal_each_game_s(club: Club) -> None:
+    from games.ratings.read import ratings_by_game, ratings_of
+
+    bots = ensure_bot_accounts()
+    players = [*club.people, *bots[:3]]
+    pairs = [(game, user) for game in ("gomori", "rummy", "ruhd", "columbo") for user in players]
+    together = ratings_by_game(pairs)
+    for game in ("gomori", "rummy", "ruhd", "columbo"):
+        assert {user.pk: together[game, user.pk] for user in players} == ratings_of(game, players)
