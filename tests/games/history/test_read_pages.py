@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -221,3 +222,51 @@ def test_ratings_of_several_games_at_once_equal_each_game_s(club: Club) -> None:
     together = ratings_by_game(pairs)
     for game in ("gomori", "rummy", "ruhd", "columbo"):
         assert {user.pk: together[game, user.pk] for user in players} == ratings_of(game, players)
+
+
+def _older_link(html: str) -> str:
+    import html as html_module
+    import re
+
+    found = re.search(r'rel="next" href="([^"]+)"', html)
+    assert found, "no Older link"
+    return html_module.unescape(found.group(1))
+
+
+@pytest.mark.parametrize("base", ["/history/", "/u/Read-2/history/"])
+def test_older_pages_follow_the_last_row_read_without_overlap_or_gap(club: Club, base: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Page 2 reached by page 1's "Older" link starts after page 1's last row: matches finishing between the two
+    reads neither repeat a row (as page numbers did) nor hide one; a plain ?page=N is still read by its number."""
+    monkeypatch.setattr(rows, "PAGE_SIZE", 10)  # a player's history in the club is shorter than two full pages
+    client = client_for(club.people[2])
+    first = client.get(base)
+    older = _older_link(first.content.decode())
+    assert "page=2" in older and "after=" in older
+    listed = [row.match.pk for row in first.context["history"].rows]
+    newer = bulk_finished_matches(3, club.people[2:4], ensure_bot_accounts()[:1], seed=8,
+                                  start=timezone.now() - dt.timedelta(minutes=5))
+    try:
+        second = client.get(base.rstrip("/") + "/" + older[older.index("?"):])
+        page = second.context["history"]
+        assert page.page.number == 2
+        following = [row.match.pk for row in page.rows]
+        assert not set(listed) & set(following)
+        by_number = [row.match.pk for row in client.get(f"{base}?page=2").context["history"].rows]
+        assert by_number != following  # the newer matches pushed the numbered page back
+        # No gap: the two pages are the newest rows of the listing as page 1 saw it.
+        everything = [row.match.pk for n in (1, 2, 3) for row in client.get(f"{base}?page={n}").context["history"].rows]
+        seen_then = [pk for pk in everything if pk not in {m.pk for m in newer}]
+        assert listed + following == seen_then[:len(listed) + len(following)]
+        # "Newer" from a page read after a row goes back by number (without ?after=).
+        assert re.search(r'rel="prev" href="\?page=1"', second.content.decode())
+    finally:
+        Match.objects.filter(pk__in=[m.pk for m in newer]).delete()
+
+
+def test_a_position_reads_back_exactly_and_anything_else_is_ignored() -> None:
+    moment = dt.datetime(2026, 3, 29, 1, 59, 59, 999_999, tzinfo=dt.UTC)
+    assert rows.parse_position(rows.position_text(moment, 42)) == (moment, 42)
+    for junk in ("", None, "12", "a-1", "1-b", "-1-2", "1" * 40 + "-1", "1-2-3"):
+        assert rows.parse_position(junk) is None
+    assert client_for().get("/history/?page=2&after=nonsense").context["history"].page.number == 2
