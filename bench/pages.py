@@ -270,6 +270,7 @@ def pages_to_read() -> tuple[dict[str, str], str]:
     from django.db.models import Count
 
     from accounts.models import User
+    from games.history.rows import history_page
     from games.models import FinishedMatch, Match, PlayerResult
 
     # A player with a median number of matches, as the issue's "a player with 363 matches".
@@ -294,6 +295,8 @@ def pages_to_read() -> tuple[dict[str, str], str]:
         "history ?player": f"/history/?player={other.username.upper()}",
         "history ?result": "/history/?result=won",
         "history page 50": "/history/?page=50",
+        # Page 50 as its Older link reaches it: after page 49's last row (keyset paging).
+        "history page 50 (Older)": f"/history/?page=50&after={history_page(subject, {}, 49).after}",
         "player's history": f"/u/{other.username}/history/",
         "leaderboard": "/leaderboard/?game=gomori",
         "leaderboard rummy": "/leaderboard/?game=rummy",

@@ -38,7 +38,7 @@ from accounts.models import User, Viewer
 from ..catalog import GAMES
 from ..models import Match, Seat
 from ..play.wording import describe_result, distinct_names
-from ..results import Outcome
+from ..results import Outcome, SeatOutcome
 from ..review.queries import accuracies
 from ..web import Link
 from . import queries
@@ -207,7 +207,10 @@ def _seats_prefetch() -> Prefetch:
 def finished_text(value: dt.datetime) -> str:
     """The date filter's "j M Y, H:i" (7 Mar 2026, 09:05) in the current time zone, without its parser:
     the same text for a hundred times less work (tests compare the two)."""
-    local = timezone.localtime(value)
+    return _local_text(timezone.localtime(value))
+
+
+def _local_text(local: dt.datetime) -> str:
     return f"{local.day} {MONTHS_3[local.month].title()} {local.year:04d}, {local.hour:02d}:{local.minute:02d}"
 
 
@@ -218,10 +221,8 @@ def seat_names(match: Match) -> list[str]:
     return [name or f"Seat {index + 1}" for index, name in enumerate(names)]
 
 
-def _cells(match: Match, outcome: Outcome | None, names: list[str], profile: Link, accuracy: list[float | None],
-           ) -> list[PlayerCell]:
-    winners = outcome.firsts if outcome is not None and not outcome.everyone_drew else []
-    left = outcome.left if outcome is not None else []
+def _cells(match: Match, winners: list[int], left: list[int], names: list[str], profile: Link,
+           accuracy: list[float | None]) -> list[PlayerCell]:
     cells = []
     for seat in match.seat_list:
         user = seat.user
@@ -248,26 +249,34 @@ def _rows(matches: list[Match], subject: User | None,
           changes: dict[int, tuple[float, float]] | None = None) -> list[HistoryRow]:
     profile, replay, export = Link("profile"), Link("replay", numeric=True), Link("export_match", numeric=True)
     analysed = accuracies(match.pk for match in matches)  # one query: the page's analysed matches
+    # Looked up once a page, not twice a row (timezone.localtime reads it from a context-local each time).
+    zone = timezone.get_current_timezone()
     rows = []
     for match in matches:
         seats = match.seat_list
         outcome = Outcome.of(match.result, match.players)
+        # Each seat's result once a row: Outcome's properties derive them again from the places at every call.
+        results = outcome.seat_outcomes if outcome is not None else []
+        everyone_drew = bool(results) and all(result == SeatOutcome.DRAWN for result in results)
+        firsts = [] if everyone_drew else [
+            seat for seat, result in enumerate(results) if result in (SeatOutcome.WON, SeatOutcome.DRAWN)]
         names = seat_names(match)
-        everyone_drew = outcome is not None and outcome.everyone_drew
-        firsts = outcome.firsts if outcome is not None and not everyone_drew else []
         winners = [names[i] if i < len(names) else f"Seat {i + 1}" for i in firsts]
         mine = next((s for s in seats if subject is not None and s.user_id == subject.pk), None)
-        mine_outcome = (outcome.of_seat(mine.index) if outcome is not None and mine is not None else None) or ""
+        mine_outcome = (results[mine.index] if mine is not None and 0 <= mine.index < len(results) else None) or ""
         info = GAMES[match.game]
         duration = match.finished_at - match.started_at if match.started_at and match.finished_at else None
+        local = match.finished_at.astimezone(zone) if match.finished_at else None
         rows.append(HistoryRow(
             match, seats, mine_outcome, winners,
-            players=_cells(match, outcome, names, profile, analysed.get(match.pk, [])), game_name=info.name,
+            players=_cells(match, firsts, outcome.left if outcome is not None else [], names, profile,
+                           analysed.get(match.pk, [])),
+            game_name=info.name,
             score_label=info.score_label, score_title=info.score_title, score_unit=info.score_unit,
             draw=everyone_drew, result_text=describe_result(match.result, names, None, brief=True),
             duration_text=format_duration(duration),
-            finished_iso=timezone.localtime(match.finished_at).isoformat() if match.finished_at else "",
-            finished_text=finished_text(match.finished_at) if match.finished_at else "",
+            finished_iso=local.isoformat() if local else "",
+            finished_text=_local_text(local) if local else "",
             replay_url=replay(match.pk), export_url=export(match.pk),
             **_rating_cells((changes or {}).get(match.pk)),
         ))
