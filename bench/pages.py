@@ -420,32 +420,36 @@ def measure(args: argparse.Namespace, env: dict[str, str], pages: dict[str, str]
 
 
 def measure_in_process(args: argparse.Namespace, pages: dict[str, str],
-                       cookie: tuple[str, str]) -> dict[str, list[float]]:
+                       cookie: tuple[str, str]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Each page through Django's handler in this process (the test client, DEBUG off): the site's own work
     without daphne's and the socket's, the same for every page, which over HTTP adds ~5 ms to each and so hides
-    ratios."""
+    ratios. Wall time and this thread's CPU time (SQLite runs in it too): on a machine shared with other work
+    the CPU time is what stays put from run to run."""
     from django.test import Client
 
     signed_in, visitor = Client(), Client()
     signed_in.cookies[cookie[0]] = cookie[1]
 
-    def get(path: str) -> float:
+    def get(path: str) -> tuple[float, float]:
         client = visitor if path == SIGN_IN else signed_in
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.thread_time()
         response = client.get(path)
-        elapsed = time.perf_counter() - began
+        elapsed, used = time.perf_counter() - began, time.thread_time() - cpu
         if response.status_code != 200:
             raise SystemExit(f"{path}: HTTP {response.status_code}")
-        return elapsed
+        return elapsed, used
 
     for _ in range(3):
         for path in pages.values():
             get(path)
     times: dict[str, list[float]] = {label: [] for label in pages}
+    cpu: dict[str, list[float]] = {label: [] for label in pages}
     for _ in range(args.requests):
         for label, path in pages.items():
-            times[label].append(get(path))
-    return times
+            elapsed, used = get(path)
+            times[label].append(elapsed)
+            cpu[label].append(used)
+    return times, cpu
 
 
 def profile(path: str, cookie: tuple[str, str], rounds: int = 30) -> None:
@@ -522,8 +526,9 @@ def main() -> None:
     if args.requests <= 0:  # only build (or check) the club
         return
     queries = count_queries(pages, cookie)
+    cpu: dict[str, list[float]] = {}
     if args.in_process:
-        times = measure_in_process(args, pages, cookie)
+        times, cpu = measure_in_process(args, pages, cookie)
     else:
         connection.close()
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": SETTINGS, "DATABASE_URL": url, "GAMES_BOT_DELAY": "0.8"}
@@ -532,12 +537,18 @@ def main() -> None:
     engine = "PostgreSQL" if url.startswith("postgres") else "SQLite"
     print(f"{engine}, {args.matches:,} finished matches, {args.users:,} people, {args.seeks:,} waiting in the "
           f"quick-pairing pools; {args.requests} fetches a page, {'in process' if args.in_process else 'over HTTP'}")
-    print(f"{'page':<24} {'median ms':>10} {'p90 ms':>8} {'queries':>8} {'x sign-in':>10}")
+    cpu_base = statistics.median(cpu["sign-in"]) if cpu else 0.0
+    print(f"{'page':<24} {'median ms':>10} {'p90 ms':>8} {'queries':>8} {'x sign-in':>10}"
+          + (f" {'CPU ms':>8} {'CPU x':>6}" if cpu else ""))
     for label, samples in times.items():
         ordered = sorted(samples)
         p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
         median = statistics.median(samples)
-        print(f"{label:<24} {median * 1000:>10.1f} {p90 * 1000:>8.1f} {queries[label]:>8} {median / base:>10.1f}")
+        line = f"{label:<24} {median * 1000:>10.1f} {p90 * 1000:>8.1f} {queries[label]:>8} {median / base:>10.1f}"
+        if cpu:
+            used = statistics.median(cpu[label])
+            line += f" {used * 1000:>8.1f} {used / cpu_base:>6.1f}"
+        print(line)
 
 
 if __name__ == "__main__":
