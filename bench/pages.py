@@ -17,6 +17,7 @@ in this process with the test client), and the ratio of the median to the sign-i
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardclub .venv/bin/python bench/pages.py
     .venv/bin/python bench/pages.py --reuse                # keep the club built by the last run of this size
     .venv/bin/python bench/pages.py --reuse --profile /history/   # cProfile of one page, in this process
+    .venv/bin/python bench/pages.py --reuse --in-process   # through Django's handler in this process, no HTTP
     .venv/bin/python bench/pages.py --reuse --explain      # each page's queries; full scans of growing tables
     .venv/bin/python bench/pages.py --reuse --seeks 1000   # the lobby with 1,000 people waiting in its pools
 """
@@ -111,6 +112,7 @@ def build(args: argparse.Namespace) -> None:
     from games.models import FinishedMatch, Match, PlayerResult, PlayerStats, Seat
     from games.play.bot_accounts import ensure_bot_accounts
     from games.ratings import stats
+    from games.results import Termination
 
     began = time.perf_counter()
     bots = ensure_bot_accounts()
@@ -171,23 +173,27 @@ def build(args: argparse.Namespace) -> None:
             ))
             plans.append((seated, winners, scores))
         with transaction.atomic():
-            matches = Match.objects.bulk_create(matches, batch_size=1000)
             seats = []
             places = []
             for match, (seated, winners, scores) in zip(matches, plans, strict=True):
                 order = sorted(range(len(seated)), key=lambda s: (s not in winners, -scores[s]))
-                places.append([order.index(index) + 1 for index in range(len(seated))])
+                # A draw places everyone first; otherwise the winner, then the others by score.
+                places.append([1] * len(seated) if match.result["draw"]
+                              else [order.index(index) + 1 for index in range(len(seated))])
+                match.result["places"] = places[-1]
+            matches = Match.objects.bulk_create(matches, batch_size=1000)
+            for match, (seated, _winners, scores), place in zip(matches, plans, places, strict=True):
                 for index, user in enumerate(seated):
                     seats.append(Seat(match=match, index=index, user=user, final_score=scores[index],
-                                      place=places[-1][index], joined_at=match.started_at))
+                                      place=place[index], joined_at=match.started_at))
             Seat.objects.bulk_create(seats, batch_size=2000)
             results = []
             listings = []
             for match, (seated, _winners, _scores), place in zip(matches, plans, places, strict=True):
                 facts = stats.MatchFacts(
                     match_id=match.pk, game=match.game, players=match.players, finished_at=match.finished_at,
-                    is_public=match.is_public, rated=match.rated, reason=match.result["reason"],
-                    draw=match.result["draw"], winners=match.result["winners"],
+                    is_public=match.is_public, rated=match.rated, reason=Termination(match.result["reason"]),
+                    places=place,
                     seats=[stats.SeatFacts(index=i, user_id=u.pk, is_bot=u.is_bot, bot_level=u.bot_level,
                                            score=match.result["scores"][i], place=place[i])
                            for i, u in enumerate(seated)],
@@ -264,6 +270,7 @@ def pages_to_read() -> tuple[dict[str, str], str]:
     from django.db.models import Count
 
     from accounts.models import User
+    from games.history.rows import history_page
     from games.models import FinishedMatch, Match, PlayerResult
 
     # A player with a median number of matches, as the issue's "a player with 363 matches".
@@ -288,6 +295,8 @@ def pages_to_read() -> tuple[dict[str, str], str]:
         "history ?player": f"/history/?player={other.username.upper()}",
         "history ?result": "/history/?result=won",
         "history page 50": "/history/?page=50",
+        # Page 50 as its Older link reaches it: after page 49's last row (keyset paging).
+        "history page 50 (Older)": f"/history/?page=50&after={history_page(subject, {}, 49).after}",
         "player's history": f"/u/{other.username}/history/",
         "leaderboard": "/leaderboard/?game=gomori",
         "leaderboard rummy": "/leaderboard/?game=rummy",
@@ -410,6 +419,39 @@ def measure(args: argparse.Namespace, env: dict[str, str], pages: dict[str, str]
         proc.wait(timeout=10)
 
 
+def measure_in_process(args: argparse.Namespace, pages: dict[str, str],
+                       cookie: tuple[str, str]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Each page through Django's handler in this process (the test client, DEBUG off): the site's own work
+    without daphne's and the socket's, the same for every page, which over HTTP adds ~5 ms to each and so hides
+    ratios. Wall time and this thread's CPU time (SQLite runs in it too): on a machine shared with other work
+    the CPU time is what stays put from run to run."""
+    from django.test import Client
+
+    signed_in, visitor = Client(), Client()
+    signed_in.cookies[cookie[0]] = cookie[1]
+
+    def get(path: str) -> tuple[float, float]:
+        client = visitor if path == SIGN_IN else signed_in
+        began, cpu = time.perf_counter(), time.thread_time()
+        response = client.get(path)
+        elapsed, used = time.perf_counter() - began, time.thread_time() - cpu
+        if response.status_code != 200:
+            raise SystemExit(f"{path}: HTTP {response.status_code}")
+        return elapsed, used
+
+    for _ in range(3):
+        for path in pages.values():
+            get(path)
+    times: dict[str, list[float]] = {label: [] for label in pages}
+    cpu: dict[str, list[float]] = {label: [] for label in pages}
+    for _ in range(args.requests):
+        for label, path in pages.items():
+            elapsed, used = get(path)
+            times[label].append(elapsed)
+            cpu[label].append(used)
+    return times, cpu
+
+
 def profile(path: str, cookie: tuple[str, str], rounds: int = 30) -> None:
     from django.test import Client
 
@@ -438,6 +480,8 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep the club the last run of this size built")
     parser.add_argument("--seeks", type=int, default=0, help="people waiting in the quick-pairing pools")
     parser.add_argument("--profile", metavar="PATH", help="profile one page in this process instead")
+    parser.add_argument("--in-process", action="store_true",
+                        help="time each page through Django's handler in this process instead of over HTTP")
     parser.add_argument("--explain", action="store_true",
                         help="print each page's queries and any full scan of a table that grows with the matches")
     args = parser.parse_args()
@@ -482,19 +526,29 @@ def main() -> None:
     if args.requests <= 0:  # only build (or check) the club
         return
     queries = count_queries(pages, cookie)
-    connection.close()
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": SETTINGS, "DATABASE_URL": url, "GAMES_BOT_DELAY": "0.8"}
-    times = measure(args, env, pages, f"{cookie[0]}={cookie[1]}")
+    cpu: dict[str, list[float]] = {}
+    if args.in_process:
+        times, cpu = measure_in_process(args, pages, cookie)
+    else:
+        connection.close()
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": SETTINGS, "DATABASE_URL": url, "GAMES_BOT_DELAY": "0.8"}
+        times = measure(args, env, pages, f"{cookie[0]}={cookie[1]}")
     base = statistics.median(times["sign-in"])
     engine = "PostgreSQL" if url.startswith("postgres") else "SQLite"
     print(f"{engine}, {args.matches:,} finished matches, {args.users:,} people, {args.seeks:,} waiting in the "
-          f"quick-pairing pools; {args.requests} fetches a page")
-    print(f"{'page':<24} {'median ms':>10} {'p90 ms':>8} {'queries':>8} {'x sign-in':>10}")
+          f"quick-pairing pools; {args.requests} fetches a page, {'in process' if args.in_process else 'over HTTP'}")
+    cpu_base = statistics.median(cpu["sign-in"]) if cpu else 0.0
+    print(f"{'page':<24} {'median ms':>10} {'p90 ms':>8} {'queries':>8} {'x sign-in':>10}"
+          + (f" {'CPU ms':>8} {'CPU x':>6}" if cpu else ""))
     for label, samples in times.items():
         ordered = sorted(samples)
         p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
         median = statistics.median(samples)
-        print(f"{label:<24} {median * 1000:>10.1f} {p90 * 1000:>8.1f} {queries[label]:>8} {median / base:>10.1f}")
+        line = f"{label:<24} {median * 1000:>10.1f} {p90 * 1000:>8.1f} {queries[label]:>8} {median / base:>10.1f}"
+        if cpu:
+            used = statistics.median(cpu[label])
+            line += f" {used * 1000:>8.1f} {used / cpu_base:>6.1f}"
+        print(line)
 
 
 if __name__ == "__main__":

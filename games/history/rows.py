@@ -4,6 +4,12 @@ Every page costs a constant number of queries: a capped count, the page's rows, 
 their seats and players. A player's history is one index range of PlayerResult (user, finished_at);
 the site-wide history reads FinishedMatch, whose indexes hold every filtered column.
 
+A page reached by its "Older" link is read from where the page before it ended (keyset paging, as lichess's
+history): `?page=N&after=<the last row's moment and match>`, an index range from that row on, the same cost for
+page 50 as for page 1 (an OFFSET read and skipped every row before the page: 2 ms more at page 50, growing with the
+page), and neither repeating nor skipping a match when others finish between the two reads. A plain `?page=N` (a
+link someone kept, the "Newer" link) is read by its number as before.
+
 The total is counted up to COUNT_CAP matches only. Counting everything read every visible entry, so
 its cost grew with the club (8 -> 17 ms from 100,000 to 200,000 matches, issue 20); a count kept up to
 date cannot answer "public or mine" within any date range, and paging without a count would drop the
@@ -21,8 +27,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.paginator import Page, Paginator
-from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.core.paginator import EmptyPage, Page, PageNotAnInteger, Paginator
+from django.db.models import Prefetch, Q, QuerySet, prefetch_related_objects
 from django.utils import timezone
 from django.utils.dates import MONTHS_3
 from django.utils.functional import cached_property
@@ -32,7 +38,7 @@ from accounts.models import User, Viewer
 from ..catalog import GAMES
 from ..models import Match, Seat
 from ..play.wording import describe_result, distinct_names
-from ..results import Outcome
+from ..results import Outcome, SeatOutcome
 from ..review.queries import accuracies
 from ..web import Link
 from . import queries
@@ -119,6 +125,7 @@ class HistoryPage:
     page: Page
     subject: User | None
     notice: str = ""
+    after: str = ""  # where the next page starts (its "Older" link's ?after=): this page's last row
 
     @property
     def capped(self) -> bool:
@@ -128,6 +135,46 @@ class HistoryPage:
     @property
     def count_cap(self) -> int:
         return COUNT_CAP
+
+
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+MICROSECOND = dt.timedelta(microseconds=1)
+
+
+def position_text(finished_at: dt.datetime, match_id: int) -> str:
+    """A row's place in the newest-first order, as the next page's ?after=: its end in whole microseconds (exact,
+    whatever the time zone) and its match."""
+    return f"{(finished_at - EPOCH) // MICROSECOND}-{match_id}"
+
+
+def parse_position(text: str | None) -> tuple[dt.datetime, int] | None:
+    """?after= read back; None for anything else (the page is then read by its number)."""
+    moment, _, match_id = (text or "").partition("-")
+    if not (moment.isdigit() and match_id.isdigit()) or len(moment) > 18 or len(match_id) > 18:
+        return None
+    try:
+        return EPOCH + int(moment) * MICROSECOND, int(match_id)
+    except OverflowError:
+        return None
+
+
+def _keyset_page(paginator: CappedPaginator, listed: QuerySet[Any], page_number: Any, after: str | None,
+                 ) -> Page | None:
+    """The page that follows the row named by ?after= (page_number only says which it is), or None when it
+    names none or page 1: then the page is read by its number."""
+    position = parse_position(after)
+    if position is None:
+        return None
+    try:
+        number = paginator.validate_number(page_number)
+    except (PageNotAnInteger, EmptyPage):
+        return None
+    if number == 1:
+        return None
+    moment, match_id = position
+    older = Q(finished_at__lt=moment) | Q(finished_at=moment, match_id__lt=match_id)
+    rows = list(listed.filter(older)[:PAGE_SIZE])
+    return Page(rows, number, paginator) if rows else None
 
 
 def format_duration(value: dt.timedelta | None) -> str:
@@ -160,7 +207,10 @@ def _seats_prefetch() -> Prefetch:
 def finished_text(value: dt.datetime) -> str:
     """The date filter's "j M Y, H:i" (7 Mar 2026, 09:05) in the current time zone, without its parser:
     the same text for a hundred times less work (tests compare the two)."""
-    local = timezone.localtime(value)
+    return _local_text(timezone.localtime(value))
+
+
+def _local_text(local: dt.datetime) -> str:
     return f"{local.day} {MONTHS_3[local.month].title()} {local.year:04d}, {local.hour:02d}:{local.minute:02d}"
 
 
@@ -171,10 +221,8 @@ def seat_names(match: Match) -> list[str]:
     return [name or f"Seat {index + 1}" for index, name in enumerate(names)]
 
 
-def _cells(match: Match, outcome: Outcome | None, names: list[str], profile: Link, accuracy: list[float | None],
-           ) -> list[PlayerCell]:
-    winners = outcome.firsts if outcome is not None and not outcome.everyone_drew else []
-    left = outcome.left if outcome is not None else []
+def _cells(match: Match, winners: list[int], left: list[int], names: list[str], profile: Link,
+           accuracy: list[float | None]) -> list[PlayerCell]:
     cells = []
     for seat in match.seat_list:
         user = seat.user
@@ -201,34 +249,44 @@ def _rows(matches: list[Match], subject: User | None,
           changes: dict[int, tuple[float, float]] | None = None) -> list[HistoryRow]:
     profile, replay, export = Link("profile"), Link("replay", numeric=True), Link("export_match", numeric=True)
     analysed = accuracies(match.pk for match in matches)  # one query: the page's analysed matches
+    # Looked up once a page, not twice a row (timezone.localtime reads it from a context-local each time).
+    zone = timezone.get_current_timezone()
     rows = []
     for match in matches:
         seats = match.seat_list
         outcome = Outcome.of(match.result, match.players)
+        # Each seat's result once a row: Outcome's properties derive them again from the places at every call.
+        results = outcome.seat_outcomes if outcome is not None else []
+        everyone_drew = bool(results) and all(result == SeatOutcome.DRAWN for result in results)
+        firsts = [] if everyone_drew else [
+            seat for seat, result in enumerate(results) if result in (SeatOutcome.WON, SeatOutcome.DRAWN)]
         names = seat_names(match)
-        everyone_drew = outcome is not None and outcome.everyone_drew
-        firsts = outcome.firsts if outcome is not None and not everyone_drew else []
         winners = [names[i] if i < len(names) else f"Seat {i + 1}" for i in firsts]
         mine = next((s for s in seats if subject is not None and s.user_id == subject.pk), None)
-        mine_outcome = (outcome.of_seat(mine.index) if outcome is not None and mine is not None else None) or ""
+        mine_outcome = (results[mine.index] if mine is not None and 0 <= mine.index < len(results) else None) or ""
         info = GAMES[match.game]
         duration = match.finished_at - match.started_at if match.started_at and match.finished_at else None
+        local = match.finished_at.astimezone(zone) if match.finished_at else None
         rows.append(HistoryRow(
             match, seats, mine_outcome, winners,
-            players=_cells(match, outcome, names, profile, analysed.get(match.pk, [])), game_name=info.name,
+            players=_cells(match, firsts, outcome.left if outcome is not None else [], names, profile,
+                           analysed.get(match.pk, [])),
+            game_name=info.name,
             score_label=info.score_label, score_title=info.score_title, score_unit=info.score_unit,
             draw=everyone_drew, result_text=describe_result(match.result, names, None, brief=True),
             duration_text=format_duration(duration),
-            finished_iso=timezone.localtime(match.finished_at).isoformat() if match.finished_at else "",
-            finished_text=finished_text(match.finished_at) if match.finished_at else "",
+            finished_iso=local.isoformat() if local else "",
+            finished_text=_local_text(local) if local else "",
             replay_url=replay(match.pk), export_url=export(match.pk),
             **_rating_cells((changes or {}).get(match.pk)),
         ))
     return rows
 
 
-def history_page(viewer: Viewer, data: dict[str, Any], page_number: Any, subject: User | None = None) -> HistoryPage:
-    """One page of finished matches: a player's (subject) or everyone's, filtered by the cleaned form data.
+def history_page(viewer: Viewer, data: dict[str, Any], page_number: Any, subject: User | None = None,
+                 after: str | None = None) -> HistoryPage:
+    """One page of finished matches: a player's (subject) or everyone's, filtered by the cleaned form data;
+    `after`: the ?after= of an "Older" link (the previous page's last row), else the page is read by its number.
 
     A result filter is relative to the subject; without one it applies to the signed-in viewer, and
     is dropped (with a notice) for an anonymous visitor.
@@ -243,13 +301,18 @@ def history_page(viewer: Viewer, data: dict[str, Any], page_number: Any, subject
     rows = (queries.player_results(subject=subject, viewer=viewer, filters=data) if subject is not None
             else queries.finished_matches(viewer=viewer, filters=data))
     own = ("rated", "rating_before", "rating_after") if subject is not None else ()
-    listed = rows.select_related("match").only("match", *own, *(f"match__{name}" for name in ROW_MATCH_FIELDS))
-    page = CappedPaginator(listed, PAGE_SIZE).get_page(page_number)
-    matches = [row.match for row in page.object_list]
+    listed = rows.select_related("match").only("match", "finished_at", *own,
+                                               *(f"match__{name}" for name in ROW_MATCH_FIELDS))
+    paginator = CappedPaginator(listed, PAGE_SIZE)
+    page = _keyset_page(paginator, listed, page_number, after) or paginator.get_page(page_number)
+    read = list(page.object_list)
+    matches = [row.match for row in read]
     # A player's history says what each rated match did to their rating (lichess's "+12").
-    changes = {row.match_id: (row.rating_before, row.rating_after) for row in page.object_list
+    changes = {row.match_id: (row.rating_before, row.rating_after) for row in read
                if subject is not None and row.rated and row.rating_before is not None and row.rating_after is not None}
     # One query for every seat (and its player) of the page's matches.
     prefetch_related_objects(matches, _seats_prefetch())
+    last = read[-1] if read else None
     return HistoryPage(rows=_rows(matches, subject or (viewer if viewer.is_authenticated else None), changes),
-                       page=page, subject=subject, notice=notice)
+                       page=page, subject=subject, notice=notice,
+                       after=position_text(last.finished_at, last.match_id) if last is not None else "")

@@ -61,7 +61,7 @@ def _history_response(request: HtmxRequest, form: HistoryFilterForm, subject: Us
         page = None
         notice = f"No player is called “{unknown_player}”."
     else:
-        page = rows.history_page(request.user, data, request.GET.get("page"), subject)
+        page = rows.history_page(request.user, data, request.GET.get("page"), subject, request.GET.get("after"))
         notice = page.notice
     context = {
         "form": form,

@@ -14,7 +14,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import Viewer
 
-from ..boards import is_clocked, refusal, sitter_of
+from ..boards import Sitter, is_clocked, refusal, sitter_of
 from ..jinja import render_block
 from ..models import Match
 from ..web import Link
@@ -85,7 +85,7 @@ def create_forms_html(forms: list[CreateMatchForm], *, open_game: str, signed_in
     }))
 
 
-def lists_html(user: Viewer, csrf_token: str) -> SafeString:
+def lists_html(user: Viewer, csrf_token: str, *, sitter: Sitter | None = None) -> SafeString:
     """The three lists (#lobby-lists): this person's matches, those waiting for players, those to watch, each
     match with the URLs its line links to (one reverse() per URL name, games.web.Link)."""
     lists = queries.lobby_lists(user)
@@ -95,15 +95,17 @@ def lists_html(user: Viewer, csrf_token: str) -> SafeString:
         for match in matches:
             match.page_url, match.join_url = page(match.pk), join(match.pk)
             match.cancel_url, match.abandon_url = cancel(match.pk), abandon(match.pk)
-    join_refusals(user, lists["open_matches"])
+    join_refusals(user, lists["open_matches"], sitter=sitter)
     return mark_safe(render_block(TEMPLATE, "lists", {**lists, "csrf_token": csrf_token}))
 
 
-def join_refusals(user: Viewer, matches: list[Match]) -> None:
+def join_refusals(user: Viewer, matches: list[Match], *, sitter: Sitter | None = None) -> None:
     """The gate's answer for each open match, as match.join_refusal: its reason takes the place of a Join that
-    would only be refused. One read of the person's board; the open matches' clocks (left out of the lists'
-    rows) are read, in one query, only for a person who holds one."""
-    sitter = sitter_of(user) if user.is_authenticated else None
+    would only be refused. One read of the person's board (none when the page passes the one it read for the
+    grid); the open matches' clocks (left out of the lists' rows) are read, in one query, only for a person who
+    holds one."""
+    if sitter is None and user.is_authenticated:
+        sitter = sitter_of(user)
     clocks: dict[int, Any] = {}
     if sitter is not None and sitter.held is not None and matches:
         clocks = dict(Match.objects.filter(pk__in=[m.pk for m in matches]).values_list("pk", "clock"))

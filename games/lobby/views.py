@@ -40,13 +40,15 @@ def _lobby_page(request: HttpRequest, forms: list[CreateMatchForm], *, open_game
                 status: int = 200) -> HttpResponse:
     csrf_token = get_token(request)
     challenge_read = challenges_of(request.user)
+    # The person's board, read once for the grid and the lists (each socket, drawing one alone, reads its own).
+    sitter = boards.sitter_of(request.user) if request.user.is_authenticated else None
     return render(request, "games/lobby.html", {
-        "quick": quick_html(request.user),
+        "quick": quick_html(request.user, sitter=sitter),
         "challenges": challenge_read.open,
         "challenge_read": challenge_read,  # the header's notices too (games_tags.notify_socket)
         "create_forms": page.create_forms_html(forms, open_game=open_game, signed_in=request.user.is_authenticated,
                                                csrf_token=csrf_token),
-        "lobby_lists": page.lists_html(request.user, csrf_token),
+        "lobby_lists": page.lists_html(request.user, csrf_token, sitter=sitter),
         "lobby_tournaments": mark_safe(tournaments_html(request.user, csrf_token)),
     }, status=status)
 

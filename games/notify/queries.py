@@ -35,7 +35,11 @@ def waiting_for(user: Viewer, *, besides: int | None = None) -> list[Waiting]:
     loaded: Match.waiting_on says whose move it is)."""
     if not user.is_authenticated:
         return []
-    seats = Seat.objects.filter(user=user, substitute__isnull=True, match__status=Match.Status.ACTIVE)
+    # From the matches in progress (few, an index's range) to this person's seat in each, rather than from their
+    # seats to each match: every page a person opens read all the seats they ever had with their matches' rows
+    # (1.4 ms at 460 finished matches, growing with each one played; issue 41).
+    active = Match.objects.filter(status=Match.Status.ACTIVE).values("pk")
+    seats = Seat.objects.filter(user=user, substitute__isnull=True, match_id__in=active)
     if besides is not None:
         seats = seats.exclude(match_id=besides)
     rows = (seats

@@ -122,10 +122,14 @@ def grid(user: Viewer, now: datetime | None = None, busy: str | None = None) -> 
     return rows
 
 
-def quick_html(user: Viewer, now: datetime | None = None, *, error: str = "") -> SafeString:
+def quick_html(user: Viewer, now: datetime | None = None, *, error: str = "",
+               sitter: boards.Sitter | None = None) -> SafeString:
     """The grid (#quick), for the lobby page and its socket. A person the gate refuses a clocked table (at a
-    clocked board now) is told why, and those pools' buttons are off (games.boards)."""
-    busy = boards.why_not(user) if user.is_authenticated else None
+    clocked board now) is told why, and those pools' buttons are off (games.boards). `sitter`: the person's board
+    as the page read it already for its lists (else read here, as the socket draws the grid alone)."""
+    busy = None
+    if user.is_authenticated:
+        busy = boards.refusal(sitter, clocked=True) if sitter is not None else boards.why_not(user)
     return mark_safe(render_block(TEMPLATE, "quick", {
         "rows": grid(user, now, busy), "signed_in": user.is_authenticated, "busy": busy, "error": error,
     }))

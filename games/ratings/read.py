@@ -25,3 +25,15 @@ def ratings_of(game: str, players: Iterable[User]) -> dict[int, float]:
 def rating_of(user: User, game: str) -> float:
     """One player's current rating in this game."""
     return ratings_of(game, [user])[user.pk]
+
+
+def ratings_by_game(players: Iterable[tuple[str, User]]) -> dict[tuple[str, int], float]:
+    """(game, user id) -> current rating, for (game, player) pairs of several games: `ratings_of`'s numbers in one
+    query for them all (the lobby's Watch list read one a game)."""
+    pairs = list(players)
+    people = {user.pk for _, user in pairs if not user.is_bot}
+    games = {game for game, user in pairs if not user.is_bot}
+    stored = {(game, user_id): rating for user_id, game, rating in PlayerStats.objects.filter(
+        game__in=games, user_id__in=people).values_list("user_id", "game", "rating")} if people else {}
+    return {(game, user.pk): bot_rating(game, user.bot_level) if user.is_bot
+            else float(stored.get((game, user.pk), START_RATING)) for game, user in pairs}

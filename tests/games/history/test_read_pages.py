@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -79,13 +80,13 @@ PAGES = [
     ("/leaderboard/?game=gomori", 1),  # the top 100 with their players
     # The person, their figures per game, their rating history, their best wins and ranks, their tournaments.
     ("/u/Read-0/", 6),
-    # Two lists, each with its seats and players; "Watch" (its candidates' ids, their players, their ratings, the
-    # listed ones with their seats and players: 5); the quick-pairing
+    # Two lists, each with its seats and players; "Watch" (its candidates' ids, their seats and players, their
+    # ratings in every game at once, the listed ones given those seats: 4, was 5 and one a game); the quick-pairing
     # grid (who waits in each pool, and whether this person does); the tournaments running and coming up (2);
-    # whether this person sits at a clocked board (games.boards), read by the quick-pairing grid (its reason above
-    # the closed pools) and by the lists (in place of Join): each is also drawn alone by the lobby's socket (2).
-    # Its list of challenges is the header's query.
-    ("/play/", 15),
+    # whether this person sits at a clocked board (games.boards), read once for the quick-pairing grid (its reason
+    # above the closed pools) and the lists (in place of Join), which each socket drawing one alone reads again (1,
+    # was 2). Its list of challenges is the header's query.
+    ("/play/", 13),
 ]
 
 
@@ -186,3 +187,86 @@ def test_the_presenters_format_as_the_template_filters_did() -> None:
         assert finished_text(moment) == date_filter(timezone.localtime(moment), "j M Y, H:i")
     for value in (1500.0, 1500.5, 1499.4999, 2.5, 3.5, 0.5, 1234.56789, 349.99999, 110.0, 1e-9):
         assert whole(value) == floatformat(value, 0)
+
+
+def test_the_header_lists_the_matches_in_progress_waiting_on_the_person(make_user: Any) -> None:
+    """waiting_for starts from the matches in progress (issue 41): the same matches as before, longest waiting
+    first; a finished match, one waiting on another seat, and a seat a substitute took are left out."""
+    from games.notify.queries import waiting_for
+
+    me, other = make_user("waiter"), make_user("mover")
+    now = timezone.now()
+
+    def match(status: str, on: list[int], minutes: int) -> Match:
+        made = Match.objects.create(game="gomori", players=2, seed=1, options={}, status=status, waiting_on=on,
+                                    turn_started_at=now - dt.timedelta(minutes=minutes))
+        Seat.objects.bulk_create([Seat(match=made, index=0, user=me), Seat(match=made, index=1, user=other)])
+        return made
+
+    newer, older = match(Match.Status.ACTIVE, [0], 1), match(Match.Status.ACTIVE, [0, 1], 5)
+    theirs = match(Match.Status.ACTIVE, [1], 9)
+    match(Match.Status.FINISHED, [0], 9)
+    taken = match(Match.Status.ACTIVE, [0], 9)
+    Seat.objects.filter(match=taken, index=0).update(substitute=other)
+    assert [w.match_id for w in waiting_for(me)] == [older.pk, newer.pk]
+    assert [w.match_id for w in waiting_for(me, besides=older.pk)] == [newer.pk]
+    assert [w.match_id for w in waiting_for(other)] == [theirs.pk, older.pk]
+
+
+def test_ratings_of_several_games_at_once_equal_each_game_s(club: Club) -> None:
+    from games.ratings.read import ratings_by_game, ratings_of
+
+    bots = ensure_bot_accounts()
+    players = [*club.people, *bots[:3]]
+    pairs = [(game, user) for game in ("gomori", "rummy", "ruhd", "columbo") for user in players]
+    together = ratings_by_game(pairs)
+    for game in ("gomori", "rummy", "ruhd", "columbo"):
+        assert {user.pk: together[game, user.pk] for user in players} == ratings_of(game, players)
+
+
+def _older_link(html: str) -> str:
+    import html as html_module
+    import re
+
+    found = re.search(r'rel="next" href="([^"]+)"', html)
+    assert found, "no Older link"
+    return html_module.unescape(found.group(1))
+
+
+@pytest.mark.parametrize("base", ["/history/", "/u/Read-2/history/"])
+def test_older_pages_follow_the_last_row_read_without_overlap_or_gap(club: Club, base: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Page 2 reached by page 1's "Older" link starts after page 1's last row: matches finishing between the two
+    reads neither repeat a row (as page numbers did) nor hide one; a plain ?page=N is still read by its number."""
+    monkeypatch.setattr(rows, "PAGE_SIZE", 10)  # a player's history in the club is shorter than two full pages
+    client = client_for(club.people[2])
+    first = client.get(base)
+    older = _older_link(first.content.decode())
+    assert "page=2" in older and "after=" in older
+    listed = [row.match.pk for row in first.context["history"].rows]
+    newer = bulk_finished_matches(3, club.people[2:4], ensure_bot_accounts()[:1], seed=8,
+                                  start=timezone.now() - dt.timedelta(minutes=5))
+    try:
+        second = client.get(base.rstrip("/") + "/" + older[older.index("?"):])
+        page = second.context["history"]
+        assert page.page.number == 2
+        following = [row.match.pk for row in page.rows]
+        assert not set(listed) & set(following)
+        by_number = [row.match.pk for row in client.get(f"{base}?page=2").context["history"].rows]
+        assert by_number != following  # the newer matches pushed the numbered page back
+        # No gap: the two pages are the newest rows of the listing as page 1 saw it.
+        everything = [row.match.pk for n in (1, 2, 3) for row in client.get(f"{base}?page={n}").context["history"].rows]
+        seen_then = [pk for pk in everything if pk not in {m.pk for m in newer}]
+        assert listed + following == seen_then[:len(listed) + len(following)]
+        # "Newer" from a page read after a row goes back by number (without ?after=).
+        assert re.search(r'rel="prev" href="\?page=1"', second.content.decode())
+    finally:
+        Match.objects.filter(pk__in=[m.pk for m in newer]).delete()
+
+
+def test_a_position_reads_back_exactly_and_anything_else_is_ignored() -> None:
+    moment = dt.datetime(2026, 3, 29, 1, 59, 59, 999_999, tzinfo=dt.UTC)
+    assert rows.parse_position(rows.position_text(moment, 42)) == (moment, 42)
+    for junk in ("", None, "12", "a-1", "1-b", "-1-2", "1" * 40 + "-1", "1-2-3"):
+        assert rows.parse_position(junk) is None
+    assert client_for().get("/history/?page=2&after=nonsense").context["history"].page.number == 2
