@@ -5,6 +5,7 @@ sockets to check)."""
 
 from __future__ import annotations
 
+import time
 from importlib import import_module
 from typing import Any
 
@@ -49,6 +50,29 @@ def session_user_id(session_key: str | None) -> int | None:
     return int(found.pk)
 
 
+# The periodic check (a table's heartbeat) asks once per session per interval, however many sockets the session
+# has open in this process: (when it was asked, whose session it was). A signal's check (signing out, a password
+# changed) always asks the database, and what it finds replaces the remembered answer.
+SESSION_CHECK_SECONDS = 15.0
+_checked: dict[str, tuple[float, int | None]] = {}
+
+
+def _remember(key: str, user_id: int | None) -> None:
+    if len(_checked) > 50_000:  # sessions long gone: start again rather than grow without end
+        _checked.clear()
+    _checked[key] = (time.monotonic(), user_id)
+
+
+def recent_session_user_id(session_key: str) -> int | None:
+    """session_user_id, asked at most once per SESSION_CHECK_SECONDS per session in this process."""
+    known = _checked.get(session_key)
+    if known is not None and time.monotonic() - known[0] < SESSION_CHECK_SECONDS:
+        return known[1]
+    user_id = session_user_id(session_key)
+    _remember(session_key, user_id)
+    return user_id
+
+
 def is_active(user_id: int) -> bool:
     return get_user_model().objects.filter(pk=user_id, is_active=True).exists()
 
@@ -77,7 +101,14 @@ class SessionBound(AsyncWebsocketConsumer):
         if user is None or not user.is_authenticated:
             return
         key = getattr(self.scope.get("session"), "session_key", None)
-        if key is None or event.get("ended") == key or await database_sync_to_async(session_user_id)(key) != user.pk:
+        owner: int | None = None
+        if key is not None and event.get("ended") != key:
+            if event.get("periodic"):
+                owner = await database_sync_to_async(recent_session_user_id)(key)
+            else:
+                owner = await database_sync_to_async(session_user_id)(key)
+                _remember(key, owner)
+        if key is None or event.get("ended") == key or owner != user.pk:
             # The code lets the page say why it stopped (static/js/site.js): a suspension, or a sign-out (daphne
             # sends no close reason, so each has a code of its own).
             suspended = not await database_sync_to_async(is_active)(user.pk)

@@ -14,7 +14,7 @@ class GamesConfig(AppConfig):
         )
         from .challenges import services as challenges
         from .lobby import invites  # noqa: F401  (sign-in: the seat a signed-out person chose)
-        from .play import scheduler, stats_due
+        from .play import liveness, scheduler, stats_due
         from .tournaments import services
 
         # Who hears a match's end, and when (games/endings.py).
@@ -29,3 +29,5 @@ class GamesConfig(AppConfig):
         # Challenges past their time are closed by the server, and both people told (games.challenges.services);
         # run_periodic logs a failure and goes on.
         scheduler.every(challenges.EXPIRY_SWEEP_SECONDS, challenges.expire_due)
+        # The rows of processes long dead (killed: they could not delete their sockets' presence rows).
+        scheduler.every(600.0, liveness.forget_dead)

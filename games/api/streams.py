@@ -35,8 +35,9 @@ from django.views.decorators.csrf import csrf_exempt
 from accounts.sessions import notices_group
 
 from ..models import Challenge, Match
+from ..play.liveness import ensure_pulse
 from ..play.news import match_group, readers_group
-from ..play.presence import presence_beat, presence_close, presence_open
+from ..play.presence import presence_close, presence_open
 from ..play.snapshot import Snapshot, Status, state_of
 from ..play.store import load
 from .auth import ApiError, Caller, authorize, error_response
@@ -46,7 +47,6 @@ from .tokens import still_valid
 
 log = logging.getLogger(__name__)
 
-BEAT_SECONDS = 15.0  # the presence row's heartbeat, as a table socket's (games.play.owner.HEARTBEAT_SECONDS)
 EVENTS_POLL_SECONDS = 1.0  # the events stream also looks for itself this often: a lost wake-up costs a second
 # Open streams per bot in one process (GAMES_API_STREAMS): a bot needs one events stream and one per match it
 # plays; a program that opens streams in a loop is refused (429) past this, rather than holding a coroutine and a
@@ -211,6 +211,7 @@ async def _match_lines(pipe: Pipe, match_id: int, seat: int) -> AsyncIterator[by
         # group (the live match's changes in a process alone: games.play.news.readers_group).
         await pipe.join(match_group(match_id), readers_group(match_id))
         await database_sync_to_async(presence_open)(match_id=match_id, seat=seat, socket=socket)
+        ensure_pulse()  # the stream's presence counts while this process lives (games.play.liveness)
         present = True
         await _tell_tables(match_id)
         now = await database_sync_to_async(_state_now)(match_id, seat)
@@ -220,7 +221,7 @@ async def _match_lines(pipe: Pipe, match_id: int, seat: int) -> AsyncIterator[by
         yield pipe.out(line({"type": "state", **shown}))
         for chat_line in await database_sync_to_async(_chat_history)(match_id):
             yield pipe.out(line(chat_line))
-        version, beat = shown["version"], time.monotonic()
+        version = shown["version"]
         keepalive = float(settings.GAMES_API_KEEPALIVE)
         while not done:
             message = await pipe.next_message(keepalive)
@@ -231,9 +232,6 @@ async def _match_lines(pipe: Pipe, match_id: int, seat: int) -> AsyncIterator[by
                 yield pipe.out(b"\n")
                 # A lost message costs a keep-alive's wait at most: the version is read again.
                 message = {"type": "api.changed", "version": version + 1}
-            if time.monotonic() - beat > BEAT_SECONDS:
-                beat = time.monotonic()
-                await database_sync_to_async(presence_beat)(socket=socket)
             kind = message.get("type")
             if kind in ("api.changed", "match.changed") and int(message.get("version", 0)) > version:
                 if "data" in message:  # the news carries the snapshot: no read of the database
@@ -263,7 +261,7 @@ async def _close_match_stream(pipe: Pipe, match_id: int, seat: int, socket: str 
         if socket is not None:
             await database_sync_to_async(presence_close)(match_id=match_id, seat=seat, socket=socket)
             await _tell_tables(match_id)
-    except Exception:  # a row left behind stops counting after its heartbeat goes stale
+    except Exception:  # a row left behind stops counting once its process stops its pulse
         log.exception("closing an API stream of match %s", match_id)
 
 

@@ -1,19 +1,19 @@
 """The site's tables, one module per area, all re-exported here (Django finds the app's models in games.models).
 
-match: Match, Seat, Move, Presence, ChatMessage, ChatMute; results: PlayerResult, FinishedMatch, PlayerStats;
-review: AnalysisJob; mail: Notice; lobby: Seek, Challenge, Board; tournaments: Tournament, Entrant, TournamentGame,
-TournamentBye.
+match: Match, Seat, Move, Process, Presence, ChatMessage, ChatMute; results: PlayerResult, FinishedMatch,
+PlayerStats; review: AnalysisJob; mail: Notice; lobby: Seek, Challenge, Board; tournaments: Tournament, Entrant,
+TournamentGame, TournamentBye.
 """
 
 from .lobby import Board, Challenge, Seek
 from .mail import Notice
-from .match import GAME_CHOICES, ChatMessage, ChatMute, Match, Move, Presence, Seat, new_invite_code
+from .match import GAME_CHOICES, ChatMessage, ChatMute, Match, Move, Presence, Process, Seat, new_invite_code
 from .results import FinishedMatch, PlayerResult, PlayerStats
 from .review import AnalysisJob
 from .tournaments import Entrant, Tournament, TournamentBye, TournamentGame
 
 __all__ = [
     "GAME_CHOICES", "AnalysisJob", "Board", "Challenge", "ChatMessage", "ChatMute", "Entrant", "FinishedMatch", "Match",
-    "Move", "Notice", "PlayerResult", "PlayerStats", "Presence", "Seat", "Seek", "Tournament", "TournamentBye",
-    "TournamentGame", "new_invite_code",
+    "Move", "Notice", "PlayerResult", "PlayerStats", "Presence", "Process", "Seat", "Seek", "Tournament",
+    "TournamentBye", "TournamentGame", "new_invite_code",
 ]

@@ -153,16 +153,29 @@ class Seat(models.Model):
         return self.substitute_id is not None or bool(self.user and self.user.is_bot)
 
 
-class Presence(models.Model):
-    """One open socket of a seat, in any process: kept by its heartbeat, deleted when it closes.
+class Process(models.Model):
+    """A server process that holds sockets, and when it last said it is alive (games.play.liveness): one write
+    per process per interval, whatever the number of its sockets."""
 
-    Presence lives here, never in the match row (which only a change of the match writes). A row whose
-    heartbeat stopped (its process was killed) stops counting after selectors.PRESENCE_STALE_SECONDS."""
+    key = models.CharField(max_length=64, primary_key=True)
+    last_seen = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class Presence(models.Model):
+    """One open socket of a seat, in any process: written when it opens, deleted when it closes.
+
+    Presence lives here, never in the match row (which only a change of the match writes). A socket counts while
+    the later of its opening (last_seen) and its process's pulse (Process.last_seen) is recent: the sockets of a
+    killed process stop counting after snapshot.PRESENCE_STALE_SECONDS."""
 
     socket = models.CharField(max_length=200, primary_key=True)
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
     seat = models.PositiveSmallIntegerField(null=True, blank=True)  # None: a spectator
     last_seen = models.DateTimeField()
+    process = models.CharField(max_length=64, blank=True, default="", db_index=True)  # Process.key
 
     class Meta:
         indexes = [models.Index(fields=["match", "seat"], name="presence_match_seat")]

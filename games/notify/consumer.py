@@ -22,12 +22,13 @@ from ..pool.socket import QuickPairingSocket
 from ..review.socket import AnalysisFollow
 from ..tournaments.socket import TournamentFollow
 from .goto import go_html
-from .queries import just_accepted_match, unopened_pairing, waiting_for
+from .queries import Waiting, apply_cue, in_order, just_accepted_match, unopened_pairing, waiting_for
 
 
 class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisFollow, TournamentFollow,
                      SessionBound):
     async def connect(self) -> None:
+        self.waiting: dict[int, Waiting] | None = None  # the matches waiting on this person, from the first cue
         await self.join_user_group(notices=True)
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         # The match page this socket is on, if any: its own turn is said by its table, not by the header.
@@ -80,8 +81,13 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisF
 
     async def turns_changed(self, event: dict[str, Any]) -> None:
         """A match became this person's turn, or stopped being it (games.play.news): the header's "your turn"
-        is drawn again from the matches waiting on them, and the lobby's list says whose turn it is."""
-        user = self.scope.get("user")
-        waiting = await database_sync_to_async(waiting_for)(user, besides=self.here)
-        await self.send(text_data=render_to_string("games/_turn_cue.html", {"waiting": waiting}))
+        is drawn again, and the lobby's list says whose turn it is. The matches waiting on them are read once,
+        at the first cue; each cue after it says the one change itself (a cue per move, not a query)."""
+        if self.waiting is None:
+            user = self.scope.get("user")
+            found = await database_sync_to_async(waiting_for)(user, besides=self.here)
+            self.waiting = {w.match_id: w for w in found}
+        else:
+            apply_cue(self.waiting, event, besides=self.here)
+        await self.send(text_data=render_to_string("games/_turn_cue.html", {"waiting": in_order(self.waiting)}))
         await self.lobby_changed(event)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.utils import timezone
 
@@ -45,7 +46,27 @@ def waiting_for(user: Viewer, *, besides: int | None = None) -> list[Waiting]:
     rows = (seats
             .values_list("index", "match_id", "match__game", "match__waiting_on", "match__turn_started_at"))
     waiting = [Waiting(match_id, game, since) for index, match_id, game, on, since in rows if index in (on or [])]
-    return sorted(waiting, key=lambda w: (w.since is None, w.since, w.match_id))
+    return sorted(waiting, key=_longest_waiting_first)
+
+
+def _longest_waiting_first(w: Waiting) -> tuple[Any, ...]:
+    return (w.since is None, w.since, w.match_id)
+
+
+def in_order(waiting: dict[int, Waiting]) -> list[Waiting]:
+    return sorted(waiting.values(), key=_longest_waiting_first)
+
+
+def apply_cue(waiting: dict[int, Waiting], cue: dict[str, Any], *, besides: int | None) -> None:
+    """A "your turn" cue (games.play.news.turn_cues) applied to the matches known to wait on this person."""
+    match_id = cue.get("match")
+    if not isinstance(match_id, int) or match_id == besides:
+        return
+    if cue.get("waiting") and cue.get("game") in GAMES:
+        since = cue.get("since")
+        waiting[match_id] = Waiting(match_id, cue["game"], datetime.fromisoformat(since) if since else None)
+    else:
+        waiting.pop(match_id, None)
 
 
 def unopened_pairing(user: Viewer, *, besides: int | None = None) -> Match | None:

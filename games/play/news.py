@@ -62,10 +62,16 @@ def turn_cues(snap: Snapshot, before: set[int], after: set[int]) -> list[tuple[s
     """The "your turn" news of a change: to each person whose turn it has just become, or has just stopped being
     (they moved, or the match ended), so that every page of theirs redraws its "your turn"."""
     cues = []
+    since = snap.turn_started_at.isoformat() if snap.turn_started_at is not None else None
     for index in sorted(after ^ before):
         seat = snap.seat(index)
         if seat is not None and seat.player is not None and not seat.is_bot:
-            cues.append((notices_group(seat.player.user_id), {"type": "turns.changed", "match": snap.id}))
+            # The cue carries what the header shows, so that a page redraws it without asking the database.
+            cues.append((notices_group(seat.player.user_id), {
+                "type": "turns.changed", "match": snap.id, "game": snap.game,
+                "waiting": index in after and seat.substitute is None,
+                "since": since,
+            }))
     return cues
 
 

@@ -26,9 +26,10 @@ from ..engines.base import Engine, View
 from ..layers import send_to_others
 from .bot_accounts import takeover_bot
 from .decide import Decider, decide_bot_turn, decide_stats, decide_timeout
+from .liveness import ensure_pulse
 from .news import announce, match_group, readers_group, readers_listen
 from .page import RenderCache
-from .presence import attendance, presence_beat, presence_close, presence_open
+from .presence import attendance, presence_close, presence_open
 from .snapshot import Change, Player, Presence, ServiceError, Snapshot, State, Status, engine_of, state_of
 from .store import load
 from .tasks import raise_if_cancelled
@@ -226,6 +227,7 @@ class LiveMatch:
             self.schedule_bot()
         if self.heartbeat is None:
             self.heartbeat = asyncio.get_running_loop().create_task(self._beat())
+        ensure_pulse()  # this process's sockets count while it lives (games.play.liveness)
 
     async def detach(self, socket: Viewer) -> None:
         self.sockets.discard(socket)
@@ -240,7 +242,11 @@ class LiveMatch:
         # The same rows may mean another thing as time passes (a heartbeat gone stale, an opening's grace over):
         # who is present now is compared too, so the heartbeat's refresh shows a seat turning away.
         present = present_seats(presence)
-        if presence == self.presence and watchers == self.watchers and present == self.present:
+        # A pulse moves the heartbeats without changing what the table shows: the pages are drawn again only
+        # when something shown changes (who is here, who is joining, an absent seat's last sign of life).
+        shown = shown_presence(presence)
+        if shown == shown_presence(self.presence) and watchers == self.watchers and present == self.present:
+            self.presence = presence
             return
         self.presence, self.watchers, self.present = presence, watchers, present
         if publish and not self.hub.alone:
@@ -280,15 +286,14 @@ class LiveMatch:
             await self.show_all()
 
     async def _beat(self) -> None:
-        """Keep this process's seat sockets counted, and notice other processes' sockets going stale."""
+        """Close the sockets of sessions that ended without a signal (expiry, the admin), and notice other
+        processes' sockets going stale. No write: this process's sockets count through its pulse."""
         while True:
             raise_if_cancelled()
             await asyncio.sleep(HEARTBEAT_SECONDS)
             try:
                 for socket in list(self.sockets):
-                    await socket.session_check({})  # a session that ended without a signal (expiry, admin)
-                    if socket in self.sockets:
-                        await database_sync_to_async(presence_beat)(socket=socket.channel_name)
+                    await socket.session_check({"periodic": True})
                 await self.refresh_presence()
             except Exception:
                 raise_if_cancelled()
@@ -301,6 +306,13 @@ class LiveMatch:
             self.bot_timer = None
         if self.heartbeat is not None:
             self.heartbeat.cancel()
+
+
+def shown_presence(presence: dict[int, Presence]) -> dict[int, tuple[Any, ...]]:
+    """What the table shows of each seat's presence now (games.play.meta): here, joining, or away since when."""
+    now = timezone.now()
+    return {seat: ("joining",) if p.is_opening(now) else ("here",) if p.is_present(now) else ("away", p.last_seen)
+            for seat, p in presence.items()}
 
 
 def present_seats(presence: dict[int, Presence]) -> frozenset[int]:

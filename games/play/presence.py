@@ -1,14 +1,17 @@
 """Who is at a table: one row per open socket (a seat's, or a spectator's with seat NULL), outside the match row,
-kept fresh by the table's heartbeat so that rows left by a killed process stop counting by themselves."""
+counting while its process is alive (games.play.liveness), so that rows left by a killed process stop counting by
+themselves."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from .. import models
 from ..models import Seat
+from .liveness import process_key, pulse_if_due
 from .snapshot import PRESENCE_OPENING_SECONDS, PRESENCE_STALE_SECONDS, Presence
 
 
@@ -23,7 +26,11 @@ def attendance(match_id: int) -> tuple[dict[int, Presence], int]:
     fresh_after = now - timedelta(seconds=PRESENCE_STALE_SECONDS)
     seen: dict[int, list[datetime]] = {}
     watchers = 0
-    for seat, last_seen in models.Presence.objects.filter(match_id=match_id).values_list("seat", "last_seen"):
+    pulse = models.Process.objects.filter(key=OuterRef("process")).values("last_seen")[:1]
+    sockets = (models.Presence.objects.filter(match_id=match_id).annotate(pulse=Subquery(pulse))
+               .values_list("seat", "last_seen", "pulse"))
+    for seat, opened, alive in sockets:
+        last_seen = max(opened, alive) if alive is not None else opened
         if seat is None:
             watchers += last_seen > fresh_after
         else:
@@ -54,9 +61,10 @@ def presence_open(*, match_id: int, seat: int | None, socket: str) -> tuple[dict
     attendance after it (attendance()), so that opening is one trip from the event loop. Each write commits on
     its own: a transaction over two tables could deadlock with one that locks them in the other order."""
     now = timezone.now()
+    pulse_if_due()
     models.Presence.objects.bulk_create(
-        [models.Presence(socket=socket, match_id=match_id, seat=seat, last_seen=now)],
-        update_conflicts=True, unique_fields=["socket"], update_fields=["match", "seat", "last_seen"],
+        [models.Presence(socket=socket, match_id=match_id, seat=seat, last_seen=now, process=process_key())],
+        update_conflicts=True, unique_fields=["socket"], update_fields=["match", "seat", "last_seen", "process"],
     )
     if seat is not None:
         Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=now)
@@ -69,9 +77,5 @@ def presence_close(*, match_id: int, seat: int | None, socket: str) -> tuple[dic
     if seat is not None:
         Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=timezone.now())
     return attendance(match_id)
-
-
-def presence_beat(*, socket: str) -> None:
-    models.Presence.objects.filter(socket=socket).update(last_seen=timezone.now())
 
 

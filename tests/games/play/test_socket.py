@@ -574,6 +574,40 @@ async def test_your_turn_shows_and_clears_on_every_page_as_the_turn_changes_hand
         assert 'data-waiting="0"' in await header(page)
 
 
+async def test_the_header_reads_the_waiting_matches_once_then_follows_the_cues(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cue says the change itself (match, game, whether it now waits on the person): the notification socket
+    reads the matches waiting on its person at its first cue only, not once per move."""
+    from games.notify import consumer
+
+    reads: list[int] = []
+    real = consumer.waiting_for
+
+    def counted(user: Any, **kw: Any) -> Any:
+        reads.append(user.pk)
+        return real(user, **kw)
+
+    monkeypatch.setattr(consumer, "waiting_for", counted)
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    _, _, header = await ws_client(None, bob, path="/ws/notify/")
+    _, _, black = await ws_client(match.pk, alice)
+    _, _, red = await ws_client(match.pk, bob)
+    await black.settle()
+    await red.settle()
+    cues = []
+    for _ in range(8):
+        seat, action, version = await legal_action(match.pk)
+        await (black if seat == 0 else red).send_to(text_data=frame(action, version))
+        await black.settle()
+        await red.settle()
+        while not await header.receive_nothing(timeout=0.3):
+            cues.append(await header.receive_from(timeout=5))
+    assert len(cues) >= 2 and reads == [bob.pk]
+    bobs_turn = (await legal_action(match.pk))[0] == 1
+    assert (f"Your turn: Gomori #{match.pk}" in cues[-1]) is bobs_turn, cues[-1]
+
+
 async def test_turn_cues_go_to_the_notification_sockets_and_never_through_a_table_socket(
     ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -1,0 +1,130 @@
+"""Presence counts through the process that holds a socket (games.play.liveness): an idle socket writes nothing,
+the process writes one row per interval, and the sockets of a process that stopped (killed) stop counting."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.utils import timezone
+
+from accounts import sessions
+from games.models import Presence, Process
+from games.play import liveness, owner
+from games.play.presence import attendance, presence_open
+from games.play.snapshot import PRESENCE_STALE_SECONDS
+from games.play.snapshot import Presence as SeatPresence
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _socket_row(match: Any, seat: int | None, process: str, opened_ago: float) -> None:
+    Presence.objects.create(socket=f"s-{seat}-{process}", match=match, seat=seat, process=process,
+                            last_seen=timezone.now() - timedelta(seconds=opened_ago))
+
+
+def test_a_socket_counts_while_its_process_pulses_and_stops_when_the_process_does(gomori_match: Any) -> None:
+    old = PRESENCE_STALE_SECONDS + 60
+    Process.objects.create(key="alive", last_seen=timezone.now())
+    Process.objects.create(key="killed", last_seen=timezone.now() - timedelta(seconds=old))
+    _socket_row(gomori_match, 0, "alive", opened_ago=old)  # opened long ago, its process still pulses
+    _socket_row(gomori_match, 1, "killed", opened_ago=old)  # its process was killed: stale
+    _socket_row(gomori_match, None, "alive", opened_ago=old)  # a spectator of a live process
+    _socket_row(gomori_match, None, "killed", opened_ago=old)
+    presence, watchers = attendance(gomori_match.pk)
+    now = timezone.now()
+    assert presence[0].has_socket(now)
+    assert not presence[1].has_socket(now)
+    assert watchers == 1
+
+
+def test_a_socket_just_opened_counts_before_its_process_first_pulses(gomori_match: Any) -> None:
+    _socket_row(gomori_match, 1, "never-pulsed", opened_ago=1)
+    assert attendance(gomori_match.pk)[0][1].has_socket(timezone.now())
+
+
+def test_opening_a_socket_writes_this_process_s_row(gomori_match: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(liveness, "_last_pulse", -liveness.PULSE_SECONDS)
+    presence_open(match_id=gomori_match.pk, seat=0, socket="one")
+    row = Process.objects.get()
+    assert row.key == liveness.process_key() == Presence.objects.get(socket="one").process
+    presence_open(match_id=gomori_match.pk, seat=1, socket="two")  # within the interval: no second write
+    assert Process.objects.get().last_seen == row.last_seen
+
+
+async def test_idle_sockets_write_nothing_of_their_own_the_process_writes_one_row(
+    gomori_match: Any, alice: Any, bob: Any, carol: Any, ws_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(owner, "HEARTBEAT_SECONDS", 0.05)
+    monkeypatch.setattr(liveness, "PULSE_SECONDS", 0.05)
+    for user in (alice, bob, carol, None):
+        ok, _, _socket = await ws_client(gomori_match.pk, user)
+        assert ok
+
+    def rows() -> tuple[dict[str, Any], list[Any]]:
+        return (dict(Presence.objects.values_list("socket", "last_seen")),
+                list(Process.objects.values_list("key", "last_seen")))
+
+    sockets_before, processes_before = await database_sync_to_async(rows)()
+    assert len(sockets_before) == 4
+    await asyncio.sleep(0.5)  # ten heartbeats of the table, ten pulses of the process
+    sockets_after, processes_after = await database_sync_to_async(rows)()
+    assert sockets_after == sockets_before  # no socket's row was written
+    assert len(processes_after) == 1 and processes_after[0][0] == liveness.process_key()
+    assert not processes_before or processes_after[0][1] > processes_before[0][1]
+
+
+def test_the_periodic_session_check_asks_once_per_session_per_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+
+    def session_user_id(key: str | None) -> int | None:
+        asked.append(str(key))
+        return 7
+
+    monkeypatch.setattr(sessions, "session_user_id", session_user_id)
+    monkeypatch.setattr(sessions, "_checked", {})
+    for _ in range(5):  # five sockets of one session, each on its table's heartbeat
+        assert sessions.recent_session_user_id("k1") == 7
+    assert sessions.recent_session_user_id("k2") == 7
+    assert asked == ["k1", "k2"]
+    monkeypatch.setattr(sessions, "SESSION_CHECK_SECONDS", 0.0)  # the interval over: asked again
+    sessions.recent_session_user_id("k1")
+    assert asked == ["k1", "k2", "k1"]
+
+
+class _Page:
+    def __init__(self) -> None:
+        self.shown = 0
+        self.seat = 0
+
+    async def show(self, live: Any, cache: Any, **kw: Any) -> None:
+        self.shown += 1
+
+
+async def test_a_pulse_alone_redraws_no_table(gomori_match: Any) -> None:
+    """The heartbeat's re-read finds newer pulses every time; the pages are drawn again only when what they show
+    changes (a seat going away)."""
+    from games.play.hub import hub
+    from games.play.scheduler import stop
+
+    live = await hub().get(gomori_match.pk)
+    assert live is not None
+    page = _Page()
+    live.sockets.add(page)  # type: ignore[arg-type]
+    try:
+        now = timezone.now()
+        here = {0: SeatPresence(heartbeat=now, left_at=None), 1: SeatPresence(heartbeat=now, left_at=None)}
+        await live.refresh_presence(publish=False, known=(here, 0))
+        drawn = page.shown
+        later = {seat: SeatPresence(heartbeat=now + timedelta(seconds=15), left_at=None) for seat in (0, 1)}
+        await live.refresh_presence(publish=False, known=(later, 0))
+        assert page.shown == drawn and live.presence == later  # kept, not drawn
+        gone = {**later, 1: SeatPresence(heartbeat=None, left_at=now)}
+        await live.refresh_presence(publish=False, known=(gone, 0))
+        assert page.shown == drawn + 1  # Bob left: drawn
+    finally:
+        live.sockets.discard(page)  # type: ignore[arg-type]
+        await stop()
