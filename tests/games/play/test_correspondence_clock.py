@@ -62,7 +62,7 @@ def test_days_a_move_are_one_two_three_or_seven(days: int) -> None:
 
 @pytest.mark.parametrize("days", [0, 4, 5, 14, -1, 2.5, True, "3"])
 def test_any_other_days_value_is_refused_with_a_sentence(days: Any) -> None:
-    with pytest.raises(ServiceError, match="A correspondence clock has 1, 2, 3 or 7 days a move."):
+    with pytest.raises(ServiceError, match="A correspondence clock has 1, 2, 3 or 7 days a move"):
         clock_spec("days", days=days)
 
 
