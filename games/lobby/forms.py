@@ -81,7 +81,7 @@ class CreateMatchForm(forms.Form):
         self.fields["clock_turn"] = forms.IntegerField(label="Seconds per turn", min_value=5, max_value=3600,
                                                        initial=30, required=False)
         self.fields["clock_days"] = forms.TypedChoiceField(
-            label="Days per move", coerce=int, initial=3, required=False, empty_value=3,
+            label="Days per move", coerce=int, initial=3, required=False,
             choices=[(d, clock_label(clock_spec("days", days=d)).removesuffix(" a move"))
                      for d in CORRESPONDENCE_DAYS])
 
