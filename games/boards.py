@@ -3,8 +3,9 @@ pairing, a challenge and its acceptance, a seat taken from the lobby or by invit
 pairing), and the claim that makes its answer hold.
 
 The rule (lichess's, adapted):
-- a person plays at most one clocked match at a time (a match with a clock: a turn limit or a clock per player);
-  a match without a clock waits for nobody, so it binds no one;
+- a person plays at most one clocked real-time match at a time (a turn limit or a clock per player); a match
+  without a clock waits for nobody, and a correspondence match (days a move) runs at the pace of days, so neither
+  binds anyone: a person keeps dozens of correspondence matches and still sits at one real-time board;
 - bots play any number of matches at once: the site's own and programs (the Bot API) alike;
 - a person who cannot play (suspended, deactivated) is seated nowhere;
 - a tournament entrant seated elsewhere is not paired by the tournament until that match ends (its pairing asks
@@ -30,6 +31,7 @@ from accounts.models import User
 
 from .catalog import GAMES
 from .models import Board, Match
+from .play.clock import is_correspondence
 from .play.snapshot import ServiceError, Snapshot
 
 
@@ -67,7 +69,8 @@ def refusal(sitter: Sitter, *, clocked: bool, match_id: int | None = None, own: 
 
 
 def is_clocked(clock: dict[str, Any] | None) -> bool:
-    return bool(clock)
+    """Whether a match with this clock is a board: a real-time clock (days a move bind no one)."""
+    return bool(clock) and not is_correspondence(clock)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from ..engines import gomori_protocol as protocol
 from ..engines.base import IllegalAction
 from ..models import Challenge, Match
 from ..play import chat
+from ..play.clock import correspondence_key
 from ..play.decide import decide_abort, decide_move, decide_resign
 from ..play.hub import hub
 from ..play.news import match_group
@@ -222,11 +223,21 @@ def make_challenge(request: HttpRequest, caller: Caller, username: str) -> HttpR
     if open_now.count() >= cap:
         raise ApiError(429, f"Too many open challenges: at most {cap}; wait for answers.", {"Retry-After": "10"})
     try:
-        row = challenges.challenge(caller.user, other, game=str(body.get("game", "")),
-                                   clock=str(body.get("clock", "none")), rated=bool(body.get("rated", True)))
+        row = challenges.challenge(caller.user, other, game=str(body.get("game", "")), clock=_clock_key(body),
+                                   rated=bool(body.get("rated", True)))
     except ServiceError as error:
         raise ApiError(400, str(error)) from None
     return JsonResponse({"challenge": challenge_json(row)})
+
+
+def _clock_key(body: dict[str, Any]) -> str:
+    """The challenge's clock by its key ("none", "live", "turn", "1d" ... "7d"), or as {"clock": "days", "days": 3}
+    (the days-a-move clock spelled out, as the match's own `clock` reads)."""
+    clock = str(body.get("clock", "none"))
+    if clock == "days":
+        days = body.get("days", 3)
+        return correspondence_key(days) if isinstance(days, int) and not isinstance(days, bool) else "days"
+    return clock
 
 
 @api("challenge")

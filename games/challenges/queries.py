@@ -16,7 +16,7 @@ from accounts.models import Viewer
 
 from ..catalog import GAMES
 from ..models import Challenge
-from ..pool.pools import clock_label
+from ..play.clock import clock_label
 
 OPEN = Challenge.Status.OPEN
 Status = Challenge.Status

@@ -5,7 +5,8 @@ ends when declined, withdrawn, replaced by a newer one, expired (the runner's sw
 CHALLENGE_MINUTES) or cancelled (`withdraw_all`: one of the two can no longer play). Every road out of OPEN sets
 `closed_at`, so the other person's pages say the "no" live and after a reload (games.challenges.queries). A person
 may refuse all challenges (their profile). A person at a clocked board (games.boards) neither makes nor accepts a
-challenge with a clock, and is told why up front rather than by the deal's claim.
+challenge with a real-time clock, and is told why up front rather than by the deal's claim; a correspondence
+challenge (days a move) binds no one.
 
 Accepting is one claim: the challenge row locked (SELECT ... FOR UPDATE) and still open, then the match made in
 the same transaction, so a challenge accepted twice at once (two tabs, two processes) makes one match."""
@@ -53,7 +54,7 @@ def challenge(challenger: User, challenged: User, *, game: str, clock: str, rate
     try:
         spec = clock_of(clock)
     except KeyError:
-        raise ServiceError("Choose no clock, a clock per player, or a limit per turn.") from None
+        raise ServiceError("Choose no clock, 5 min + 3 s, 30 s a turn, or 1, 2, 3 or 7 days a move.") from None
     if challenged.pk == challenger.pk:
         raise ServiceError("You cannot challenge yourself.")
     if challenged.is_bot or challenger.is_bot:

@@ -10,7 +10,7 @@ from django import forms
 from ..bots import level_rating
 from ..catalog import GAMES, Kit
 from ..play.bot_accounts import LEVEL_TITLES, bot_level_blurb, bot_levels
-from ..play.clock import clock_spec
+from ..play.clock import CORRESPONDENCE_DAYS, clock_label, clock_spec
 from ..play.create import SeatSpec
 
 
@@ -69,21 +69,28 @@ class CreateMatchForm(forms.Form):
         self.fields["rated"] = forms.BooleanField(label="Rated", required=False, initial=True)
         self.fields["clock"] = forms.ChoiceField(
             label="Clock", required=False, initial="none",
-            help_text="Without a clock, a player away 60 s on their turn may be claimed.",
+            help_text="Without a clock, a player away 60 s on their turn may be claimed. With days per move "
+                      "nobody is claimed: only the clock ends the match.",
             choices=[("none", "No clock"),
-                     ("fischer", "Minutes per player, plus seconds per move"), ("turn", "A time limit per turn")])
+                     ("fischer", "Minutes per player, plus seconds per move"), ("turn", "A time limit per turn"),
+                     ("days", "Days per move (correspondence)")])
         self.fields["clock_minutes"] = forms.FloatField(label="Minutes per player", min_value=0.5, max_value=180,
                                                         initial=5, required=False)
         self.fields["clock_increment"] = forms.IntegerField(label="Seconds added per move", min_value=0,
                                                             max_value=180, initial=3, required=False)
         self.fields["clock_turn"] = forms.IntegerField(label="Seconds per turn", min_value=5, max_value=3600,
                                                        initial=30, required=False)
+        self.fields["clock_days"] = forms.TypedChoiceField(
+            label="Days per move", coerce=int, initial=3, required=False,
+            choices=[(d, clock_label(clock_spec("days", days=d)).removesuffix(" a move"))
+                     for d in CORRESPONDENCE_DAYS])
 
     def clock(self) -> dict[str, Any]:
         """The clock as games.play.clock.clock_spec makes it (ServiceError if out of range)."""
         data = self.cleaned_data
         return clock_spec(data.get("clock") or "none", minutes=data.get("clock_minutes") or 0,
-                          increment=data.get("clock_increment") or 0, turn_seconds=data.get("clock_turn") or 0)
+                          increment=data.get("clock_increment") or 0, turn_seconds=data.get("clock_turn") or 0,
+                          days=data.get("clock_days") or 3)
 
     @property
     def seat_fields(self) -> list[forms.BoundField]:

@@ -46,6 +46,7 @@ class CreateForm:
     clock_minutes: FieldView
     clock_increment: FieldView
     clock_turn: FieldView
+    clock_days: FieldView
 
 
 def create_form(form: CreateMatchForm, *, open_game: str, rules: Link, create: Link) -> CreateForm:
@@ -70,6 +71,7 @@ def create_form(form: CreateMatchForm, *, open_game: str, rules: Link, create: L
         clock_minutes=field_view(form["clock_minutes"]),
         clock_increment=field_view(form["clock_increment"]),
         clock_turn=field_view(form["clock_turn"]),
+        clock_days=field_view(form["clock_days"]),
     )
 
 

@@ -77,6 +77,8 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisF
         (games.notify.goto), an analysis's progress (games.review.news)."""
         if event.get("match") is not None and event.get("match") == self.here:
             return  # the match's own page: it is there already, and its table shows the start
+        if event.get("spare_tables") and self.here is not None:
+            return  # a correspondence match waits for days: a table open elsewhere is not taken from its player
         await self.send(text_data=event["html"])
 
     async def turns_changed(self, event: dict[str, Any]) -> None:

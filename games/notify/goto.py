@@ -12,6 +12,7 @@ from django.template.loader import render_to_string
 from accounts.sessions import notices_group
 
 from ..models import Match
+from ..play.clock import is_correspondence
 from ..play.snapshot import Snapshot, Status
 
 log = logging.getLogger(__name__)
@@ -24,15 +25,17 @@ def go_html(match: Match) -> str:
 
 def send_to_match(match: Match, user_ids: list[int]) -> None:
     """Every open page of these people goes to the match (their notification sockets, in any process), but the
-    match's own page (it shows the start live: the socket passes the frame by, games.notify.consumer)."""
+    match's own page (it shows the start live: the socket passes the frame by, games.notify.consumer). A
+    correspondence match leaves the pages at another match's table where they are: one may be a real-time match
+    its player is in the middle of (days a move bind no one, games.boards)."""
     layer = get_channel_layer()
     if layer is None:
         return
     html = go_html(match)
+    event = {"type": "notify.html", "html": html, "match": match.pk, "spare_tables": is_correspondence(match.clock)}
     for user_id in user_ids:
         try:
-            async_to_sync(layer.group_send)(notices_group(user_id),
-                                            {"type": "notify.html", "html": html, "match": match.pk})
+            async_to_sync(layer.group_send)(notices_group(user_id), event)
         except Exception:  # the match stands; their lobby lists it under "Your matches"
             log.exception("could not send %s to match %s", user_id, match.pk)
 
@@ -46,4 +49,4 @@ def send_the_others(snap: Snapshot, *, joiner: int) -> None:
     others = [seat.user_id for seat in snap.seats if seat.is_person and seat.user_id is not None
               and seat.user_id != joiner]
     if others:
-        send_to_match(Match.objects.only("id").get(pk=snap.id), others)
+        send_to_match(Match.objects.only("id", "clock").get(pk=snap.id), others)

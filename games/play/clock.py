@@ -1,4 +1,5 @@
-"""Clocks: a clock per player (minutes plus seconds added per move) or a limit per turn, kept by the server.
+"""Clocks: a clock per player (minutes plus seconds added per move), a limit per turn, or days a move
+(correspondence: a limit per turn counted in days), kept by the server.
 
 Each seat's seconds left as of the last change (Snapshot.clock_left, turn_started_at) and when the first person
 waited on runs out (clock_due_at); pure functions of a snapshot and its state.
@@ -14,10 +15,16 @@ from django.utils import timezone
 
 from .snapshot import ServiceError, Snapshot, State, Status, engine_of, must_act_of
 
-CLOCK_KINDS = ("none", "fischer", "turn")
+CLOCK_KINDS = ("none", "fischer", "turn", "days")
+
+# The days a move a correspondence clock may have (lichess's choice, less the rarely used ones).
+CORRESPONDENCE_DAYS = (1, 2, 3, 7)
+
+DAY_SECONDS = 86400
 
 
-def clock_spec(kind: str, *, minutes: float = 0, increment: int = 0, turn_seconds: int = 0) -> dict[str, Any]:
+def clock_spec(kind: str, *, minutes: float = 0, increment: int = 0, turn_seconds: int = 0,
+               days: int = 0) -> dict[str, Any]:
     """A match's clock as chosen at creation; ServiceError if out of range."""
     if kind in ("", "none"):
         return {}
@@ -29,7 +36,46 @@ def clock_spec(kind: str, *, minutes: float = 0, increment: int = 0, turn_second
         if not 5 <= turn_seconds <= 3600:
             raise ServiceError("A turn limit is 5 to 3,600 seconds.")
         return {"kind": "turn", "seconds": int(turn_seconds)}
-    raise ServiceError("Choose no clock, a clock per player, or a limit per turn.")
+    if kind == "days":
+        if isinstance(days, bool) or days not in CORRESPONDENCE_DAYS:
+            raise ServiceError("A correspondence clock has 1, 2, 3 or 7 days a move.")
+        return {"kind": "days", "days": int(days), "seconds": int(days) * DAY_SECONDS}
+    raise ServiceError("Choose no clock, a clock per player, a limit per turn, or days a move.")
+
+
+def is_correspondence(clock: dict[str, Any] | None) -> bool:
+    """Days a move: the clock is the only rule (no away claim, no board held: games.boards)."""
+    return (clock or {}).get("kind") == "days"
+
+
+def per_move(clock: dict[str, Any] | None) -> bool:
+    """Whether each seat newly waited on starts a full budget (a turn limit, days a move)."""
+    return (clock or {}).get("kind") in ("turn", "days")
+
+
+def clock_label(clock: dict[str, Any] | None) -> str:
+    """The human name of any clock, the one every page says: "No clock", "5 min + 3 s", "30 s a turn",
+    "1 day a move", "3 days a move"."""
+    kind = (clock or {}).get("kind")
+    if clock and kind == "fischer":
+        return f"{clock['base'] / 60:g} min + {clock['increment']} s"
+    if clock and kind == "turn":
+        return f"{clock['seconds']} s a turn"
+    if clock and kind == "days":
+        days = int(clock["days"])
+        return f"{days} day{'s' if days != 1 else ''} a move"
+    return "No clock"
+
+
+def correspondence_key(days: int) -> str:
+    """The short key of a days-a-move clock in the lists of keyed clocks (challenges, tournaments, the API)."""
+    return f"{days}d"
+
+
+def correspondence_clocks() -> list[tuple[str, str, dict[str, Any]]]:
+    """(key, label, clock) of each correspondence clock offered: ("3d", "3 days a move", {...})."""
+    return [(correspondence_key(d), clock_label(spec), spec)
+            for d in CORRESPONDENCE_DAYS for spec in [clock_spec("days", days=d)]]
 
 
 def clock_start(snap: Snapshot) -> list[float]:
@@ -52,7 +98,7 @@ def clock_now(snap: Snapshot, state: State, now: datetime | None = None) -> list
 def run_clock(before: Snapshot, before_state: State, after: Snapshot, after_state: State, *, mover: int | None,
                now: datetime) -> Snapshot:
     """The clocks after a move: the waited-on seats pay the time it took; the mover gains its increment
-    (a clock per player) or each seat newly waited on starts a full turn (a limit per turn)."""
+    (a clock per player) or each seat newly waited on starts a full turn (a limit per turn, days a move)."""
     left = clock_now(before, before_state, now)
     waited = must_act_of(before, before_state)
     if before.clock.get("kind") == "fischer":

@@ -19,7 +19,7 @@ from ..catalog import ActionContext, kit
 from ..engines.base import Action, IllegalAction
 from ..results import Termination
 from .bots import bot_action, bot_due_at, due_bot_seats
-from .clock import clock_now, run_clock
+from .clock import clock_now, is_correspondence, run_clock
 from .finish import closed, end_with_loser, finish
 from .seating import decide_cancel, hand_to_bot
 from .snapshot import (
@@ -155,9 +155,13 @@ def decide_claim(
     bot: Player | None = None,
 ) -> Change:
     """When a seated person has been away 60 s while the game waits on them: claim the win, or (with `bot`)
-    hand their seat to that bot. Away before their first move, the match is aborted instead."""
+    hand their seat to that bot. Away before their first move, the match is aborted instead. Never in a
+    correspondence match: its players come and go for days, and only its clock ends it."""
     if snap.status != Status.ACTIVE:
         raise ServiceError("This match is not in progress.")
+    if is_correspondence(snap.clock):
+        raise ServiceError("A correspondence match is never claimed: its players have days a move, and only the "
+                           "clock ends it.")
     claimant = snap.seat_of(user_id)
     if claimant is None or claimant.is_bot:
         raise ServiceError("Only players of this match can claim it.")

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ..catalog import GAMES
-from .clock import clock_now
+from .clock import clock_now, is_correspondence
 from .decide import abort_allowed
 from .seating import may_cancel
 from .snapshot import AWAY, Presence, Snapshot, State, Status, claim_deadline, state_of
@@ -89,6 +89,11 @@ class TableMeta:
     turn_age: float | None = field(metadata=redraws())
 
     @property
+    def correspondence(self) -> bool:
+        """Days a move: an absent player is no news (no "away", nothing to claim)."""
+        return is_correspondence(self.clock)
+
+    @property
     def names(self) -> list[str]:
         """Each seat's name as the log and the refusals say it ("Seat 2" for an open one)."""
         return [p.name or f"Seat {p.index + 1}" for p in self.players]
@@ -135,6 +140,7 @@ def table_meta(snap: Snapshot, presence: dict[int, Presence], watchers: int = 0,
     if snap.clock and state is None and snap.state is not None:
         state = state_of(snap)
     clocks = clock_now(snap, state, now) if snap.clock else []
+    correspondence = is_correspondence(snap.clock)  # nobody is claimed: the clock is the rule
     players = []
     for seat in snap.seats:
         player = seat.player
@@ -154,7 +160,7 @@ def table_meta(snap: Snapshot, presence: dict[int, Presence], watchers: int = 0,
             present=bool(player and (seat.is_bot or (presence.get(seat.index) or AWAY).is_present(now))),
             opening=bool(player and seat.is_person and (presence.get(seat.index) or AWAY).is_opening(now)),
             claim_at=(claim_deadline(presence.get(seat.index) or AWAY, snap.turn_started_at, now)
-                      if seat.is_person else None),
+                      if seat.is_person and not correspondence else None),
             clock=round(clocks[seat.index], 1) if seat.index < len(clocks) else None,
             clock_text=clock_text(clocks[seat.index]) if seat.index < len(clocks) else "",
             score=seat.final_score,

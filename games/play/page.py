@@ -118,8 +118,10 @@ def table_context(
                                  if i != seat and i < len(meta.players)]
         timing = Timing(elapsed=meta.elapsed, turn_age=meta.turn_age)
         context["table"] = game.presenter.present(view, seat, ui or {}, names, timing)
-        context["away"] = [p for p in meta.players
-                           if not p.present and not p.is_bot and not p.open and p.index in must_act and p.index != seat]
+        # In a correspondence match an absent player is the normal case, and nobody may claim: no notice.
+        context["away"] = [] if meta.correspondence else [
+            p for p in meta.players
+            if not p.present and not p.is_bot and not p.open and p.index in must_act and p.index != seat]
         # Whole seconds to each one's claim deadline (the meta's claim_at, which the claim is decided on), as the
         # table starts counting down from; not what the status is drawn from, so a redraw never moves the deadline.
         now = timezone.now()

@@ -12,7 +12,7 @@ from django.utils import timezone
 from ..results import Termination
 from .access import code_matches
 from .bots import bot_due_at
-from .clock import clock_due_at, clock_start
+from .clock import clock_due_at, clock_start, per_move
 from .finish import closed
 from .snapshot import Change, Player, ServiceError, Snapshot, State, Status, engine_of
 
@@ -116,7 +116,7 @@ def decide_retake(snap: Snapshot, state: State, *, user_id: int | None) -> Chang
     after = replace(snap, version=snap.version + 1, seats=tuple(seats), handovers=handovers)
     if after.clock:
         left = list(after.clock_left)
-        if after.clock.get("kind") == "turn":
+        if per_move(after.clock):
             left[seat.index] = float(after.clock["seconds"])
         after = replace(after, clock_left=left)
     after = replace(after, bot_due_at=bot_due_at(after, state), clock_due_at=clock_due_at(after, state))

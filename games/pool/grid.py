@@ -1,5 +1,6 @@
 """The lobby's first screen: the quick-pairing grid as a person sees it (each pool's button, who waits there, the
-offer after waiting alone), read in two queries and drawn by Jinja2 (templates/jinja2/games/quick.html). The
+offer after waiting alone), read in two queries and drawn by Jinja2 (templates/jinja2/games/quick.html): a card
+per game of the real-time pools, then the correspondence row (a card per game, a button per days a move). The
 lobby page draws it, and the lobby socket again whenever a pool's count changes."""
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class PoolButton:
     may_shrink: bool
     refused: bool = False  # the gate refuses this person a clocked table now (the grid says why)
     why_alone: str = ""  # with the offer: why no table was made, as it is (nobody else here, or nobody near)
+    short_label: str = ""  # in the correspondence row, whose heading says "a move": "3 days"
 
 
 @dataclass(frozen=True)
@@ -108,15 +110,23 @@ def _button(user: Viewer, pool: Pool, counts: dict[str, int], mine: Waiting | No
         smaller=together if offer and pool.may_shrink and pool.min_players <= together < pool.players else 0,
         bots_fill=pool.players - min(together, pool.players), may_shrink=pool.may_shrink, why_alone=reason,
         refused=bool(busy) and boards.is_clocked(pool.clock) and not here,
+        short_label=pool.clock_label.removesuffix(" a move"),
     )
 
 
-def grid(user: Viewer, now: datetime | None = None, busy: str | None = None) -> list[GameRow]:
+def grid(user: Viewer, now: datetime | None = None, busy: str | None = None, *,
+         correspondence: bool = False) -> list[GameRow]:
+    """A card per game: its real-time pools (and the untimed one), or with `correspondence` its days-a-move
+    pools (the grid's row of its own)."""
     now = now or timezone.now()
-    counts, mine = waiting_counts(now), my_seek(user)
+    return _rows(user, waiting_counts(now), my_seek(user), now, busy, correspondence=correspondence)
+
+
+def _rows(user: Viewer, counts: dict[str, int], mine: Waiting | None, now: datetime, busy: str | None, *,
+          correspondence: bool) -> list[GameRow]:
     rows = []
     for slug, info in GAMES.items():
-        pools = [pool for pool in POOLS.values() if pool.game == slug]
+        pools = [pool for pool in POOLS.values() if pool.game == slug and pool.correspondence == correspondence]
         rows.append(GameRow(slug=slug, name=info.name, players_text=pools[0].players_text,
                             buttons=[_button(user, pool, counts, mine, now, busy) for pool in pools]))
     return rows
@@ -130,6 +140,10 @@ def quick_html(user: Viewer, now: datetime | None = None, *, error: str = "",
     busy = None
     if user.is_authenticated:
         busy = boards.refusal(sitter, clocked=True) if sitter is not None else boards.why_not(user)
+    now = now or timezone.now()
+    counts, mine = waiting_counts(now), my_seek(user)
     return mark_safe(render_block(TEMPLATE, "quick", {
-        "rows": grid(user, now, busy), "signed_in": user.is_authenticated, "busy": busy, "error": error,
+        "rows": _rows(user, counts, mine, now, busy, correspondence=False),
+        "corr_rows": _rows(user, counts, mine, now, busy, correspondence=True),
+        "signed_in": user.is_authenticated, "busy": busy, "error": error,
     }))

@@ -1,5 +1,6 @@
 """The quick-pairing pools: per game, its usual table size and three clocks (none, a real-time clock per player,
-a limit per turn), like lichess's quick-pairing grid. A pool's key names it in the database and on the page."""
+a limit per turn), like lichess's quick-pairing grid, and a correspondence row (1, 2, 3 or 7 days a move). A pool's
+key names it in the database and on the page."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..catalog import GAMES
-from ..play.clock import clock_spec
+from ..play.clock import clock_label, clock_spec, correspondence_clocks, is_correspondence
 
 # The table size people usually play each game at. Columbo and Ruhd seat more than two: a pool of theirs may
 # offer a smaller table (or bots in the empty seats) to whoever has waited long enough.
@@ -19,6 +20,16 @@ CLOCKS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("live", "5 min + 3 s", {"kind": "fischer", "minutes": 5, "increment": 3}),
     ("turn", "30 s a turn", {"kind": "turn", "turn_seconds": 30}),
 )
+
+
+def _grid_clocks() -> list[tuple[str, str, dict[str, Any]]]:
+    return [(key, label, clock_spec(spec["kind"], minutes=spec.get("minutes", 0), increment=spec.get("increment", 0),
+                                    turn_seconds=spec.get("turn_seconds", 0))) for key, label, spec in CLOCKS]
+
+
+# Every clock offered by key, as pools, challenges and the Bot API name them: (key, label, the clock);
+# the real-time three, then the correspondence ones ("1d" ... "7d").
+KEYED_CLOCKS: tuple[tuple[str, str, dict[str, Any]], ...] = (*_grid_clocks(), *correspondence_clocks())
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,10 @@ class Pool:
         return self.players > self.min_players
 
     @property
+    def correspondence(self) -> bool:
+        return is_correspondence(self.clock)
+
+    @property
     def players_text(self) -> str:
         return f"{self.players} players"
 
@@ -53,10 +68,7 @@ def _pools() -> dict[str, Pool]:
     pools = {}
     for slug in GAMES:
         players = USUAL_PLAYERS.get(slug, max(2, GAMES[slug].engine.min_players))
-        for clock_key, label, spec in CLOCKS:
-            kind = spec["kind"]
-            clock = clock_spec(kind, minutes=spec.get("minutes", 0), increment=spec.get("increment", 0),
-                               turn_seconds=spec.get("turn_seconds", 0))
+        for clock_key, label, clock in KEYED_CLOCKS:
             key = f"{slug}-{players}-{clock_key}"
             pools[key] = Pool(key, slug, players, clock_key, label, clock)
     return pools
@@ -66,20 +78,11 @@ POOLS: dict[str, Pool] = _pools()
 
 
 def clock_of(key: str) -> dict[str, Any]:
-    """A clock of the grid by its key (challenges offer the same three); KeyError if unknown."""
-    for clock_key, _, spec in CLOCKS:
+    """A clock of the grid by its key (challenges offer the same ones); KeyError if unknown."""
+    for clock_key, _, clock in KEYED_CLOCKS:
         if clock_key == key:
-            return clock_spec(spec["kind"], minutes=spec.get("minutes", 0), increment=spec.get("increment", 0),
-                              turn_seconds=spec.get("turn_seconds", 0))
+            return dict(clock)
     raise KeyError(key)
 
 
-def clock_label(clock: dict[str, Any]) -> str:
-    for clock_key, label, _ in CLOCKS:
-        if clock_of(clock_key) == clock:
-            return label
-    if clock.get("kind") == "fischer":
-        return f"{clock['base'] / 60:g} min + {clock['increment']} s"
-    if clock.get("kind") == "turn":
-        return f"{clock['seconds']} s a turn"
-    return "No clock"
+__all__ = ["CLOCKS", "KEYED_CLOCKS", "POOLS", "USUAL_PLAYERS", "Pool", "clock_label", "clock_of"]

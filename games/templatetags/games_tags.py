@@ -15,7 +15,7 @@ from ..catalog import GAMES
 from ..challenges.queries import Challenges, challenges_of, notices_context
 from ..notify.mail.views import mail_context
 from ..notify.queries import waiting_for
-from ..pool.pools import CLOCKS
+from ..pool.pools import KEYED_CLOCKS
 from ..ratings.profile import profile_stats
 from ..tournaments.display import tournaments_of
 
@@ -62,7 +62,7 @@ def challenge_form(context: dict[str, Any], other: User) -> dict[str, Any]:
     viewer = context.get("user")
     shown = viewer is not None and viewer.is_authenticated and viewer.pk != other.pk and not other.is_bot
     return {"shown": shown, "other": other, "games": [(slug, info.name) for slug, info in GAMES.items()],
-            "clocks": [(key, label) for key, label, _ in CLOCKS], "csrf_token": context.get("csrf_token")}
+            "clocks": [(key, label) for key, label, _ in KEYED_CLOCKS], "csrf_token": context.get("csrf_token")}
 
 
 

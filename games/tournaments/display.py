@@ -15,7 +15,7 @@ from accounts.models import User, Viewer
 from .. import boards
 from ..catalog import GAMES
 from ..models import Entrant, Match, Seat, Tournament, TournamentGame
-from ..pool.pools import clock_label
+from ..play.clock import clock_label
 from . import points, services
 
 LIST_LIMIT = 30

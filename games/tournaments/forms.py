@@ -50,4 +50,6 @@ class NewTournamentForm(forms.Form):
             self.add_error("minutes", "How long does the arena last?")
         if kind == Tournament.Kind.SWISS and data.get("rounds") is None and "rounds" not in self.errors:
             self.add_error("rounds", "How many rounds?")
+        if kind == Tournament.Kind.ARENA and data.get("clock") in services.CORRESPONDENCE_KEYS:
+            self.add_error("clock", services.ARENA_IS_REAL_TIME)
         return data

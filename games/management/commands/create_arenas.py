@@ -27,7 +27,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--hours", type=int, default=2, help="how many coming hours to fill (default 2)")
         parser.add_argument("--minutes", type=int, default=45, help="each arena's length (default 45)")
-        parser.add_argument("--clock", default="3+2", choices=sorted(services.CLOCKS), help="the clock")
+        real_time = sorted(set(services.CLOCKS) - set(services.CORRESPONDENCE_KEYS))  # an arena is real time
+        parser.add_argument("--clock", default="3+2", choices=real_time, help="the clock")
         parser.add_argument("--games", nargs="*", default=list(GAMES), choices=list(GAMES))
 
     def handle(self, *args: Any, **options: Any) -> None:

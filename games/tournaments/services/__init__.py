@@ -9,15 +9,24 @@ ends the match clears it and writes the points (games.tournaments.record). Nothi
 loses nothing, and every process's runner (`tick`) goes on pairing where the last one stopped.
 """
 
-from .base import ARENA_MINUTES, CLOCKS, SWISS_ROUNDS, clock_of, ends_at, min_table
+from .base import (
+    ARENA_IS_REAL_TIME,
+    ARENA_MINUTES,
+    CLOCKS,
+    CORRESPONDENCE_KEYS,
+    SWISS_ROUNDS,
+    clock_of,
+    ends_at,
+    min_table,
+)
 from .entry import NewTournament, check_new, create_tournament, join, may_enter, pause, resume, withdraw
 from .pairing import pair_arena
 from .scoring import count_ended, counted_games, match_results, ordered, rebuild, swiss_games, tournaments_of_match
 from .ticks import settle, start, start_early, tick
 
 __all__ = [
-    "ARENA_MINUTES", "CLOCKS", "SWISS_ROUNDS", "NewTournament", "check_new", "clock_of", "count_ended",
-    "counted_games", "create_tournament", "ends_at", "join", "match_results", "may_enter", "min_table", "ordered",
-    "pair_arena", "pause", "rebuild", "resume", "settle", "start", "start_early", "swiss_games", "tick",
-    "tournaments_of_match", "withdraw",
+    "ARENA_IS_REAL_TIME", "ARENA_MINUTES", "CLOCKS", "CORRESPONDENCE_KEYS", "SWISS_ROUNDS", "NewTournament",
+    "check_new", "clock_of", "count_ended", "counted_games", "create_tournament", "ends_at", "join",
+    "match_results", "may_enter", "min_table", "ordered", "pair_arena", "pause", "rebuild", "resume", "settle",
+    "start", "start_early", "swiss_games", "tick", "tournaments_of_match", "withdraw",
 ]

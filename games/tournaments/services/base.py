@@ -13,7 +13,7 @@ from django.db import transaction
 from ...catalog import GAMES
 from ...locks import advisory_xact_lock
 from ...models import Tournament
-from ...play.clock import clock_spec
+from ...play.clock import clock_spec, correspondence_clocks
 from ...play.snapshot import ServiceError
 from .. import news
 
@@ -28,7 +28,14 @@ CLOCKS: dict[str, tuple[str, dict[str, Any]]] = {
     "3+2": ("3 min + 2 s", {"kind": "fischer", "minutes": 3, "increment": 2}),
     "5+3": ("5 min + 3 s", {"kind": "fischer", "minutes": 5, "increment": 3}),
     "turn30": ("30 s a turn", {"kind": "turn", "turn_seconds": 30}),
+    # Correspondence, for a Swiss only (an arena is real time): a round lasts as long as its slowest match.
+    **{key: (label, {"kind": "days", "days": clock["days"]}) for key, label, clock in correspondence_clocks()},
 }
+
+# The keys of the correspondence clocks above ("1d" ... "7d").
+CORRESPONDENCE_KEYS = tuple(key for key, _, _ in correspondence_clocks())
+
+ARENA_IS_REAL_TIME = "An arena is played in real time: days a move are for a Swiss."
 
 
 ARENA_MINUTES = (3, 480)
@@ -42,7 +49,7 @@ def clock_of(key: str) -> dict[str, Any]:
         raise ServiceError("Choose one of the tournament clocks.")
     spec = CLOCKS[key][1]
     return clock_spec(spec["kind"], minutes=spec.get("minutes", 0), increment=spec.get("increment", 0),
-                      turn_seconds=spec.get("turn_seconds", 0))
+                      turn_seconds=spec.get("turn_seconds", 0), days=spec.get("days", 0))
 
 
 def ends_at(tournament: Tournament) -> datetime | None:

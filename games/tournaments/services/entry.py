@@ -15,10 +15,12 @@ from accounts.models import User
 
 from ...catalog import GAMES
 from ...models import Entrant, Tournament
+from ...play.clock import is_correspondence
 from ...play.snapshot import ServiceError
 from ...ratings.read import rating_of
 from .. import news
 from .base import (
+    ARENA_IS_REAL_TIME,
     ARENA_MINUTES,
     SWISS_ROUNDS,
     after_commit,
@@ -64,6 +66,8 @@ def check_new(
     if not max(2, engine.min_players) <= table_size <= engine.max_players:
         raise ServiceError(f"{engine.name} is for tables of {max(2, engine.min_players)} to {engine.max_players}.")
     clock = clock_of(clock_key)
+    if kind == Tournament.Kind.ARENA and is_correspondence(clock):
+        raise ServiceError(ARENA_IS_REAL_TIME)
     if kind == Tournament.Kind.ARENA:
         if minutes is None or not ARENA_MINUTES[0] <= minutes <= ARENA_MINUTES[1]:
             raise ServiceError(f"An arena lasts {ARENA_MINUTES[0]} to {ARENA_MINUTES[1]} minutes.")

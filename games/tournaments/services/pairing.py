@@ -95,7 +95,9 @@ def pair_swiss_round(tournament: Tournament, now: datetime) -> list[tuple[Match,
     entrants = {e.user_id: e for e in Entrant.objects.filter(tournament=tournament, paused=False, withdrawn=False,
                                                              user__is_active=True)
                 .select_related("user").select_for_update(of=("self",))}
-    for user_id in boards.holders(entrants):  # seated elsewhere: sits this round out (no bye: not the Swiss's doing)
+    # Seated elsewhere: sits this round out (no bye: not the Swiss's doing). Not for a correspondence round, which
+    # binds no one: a real-time match elsewhere ends long before its days do.
+    for user_id in boards.holders(entrants) if boards.is_clocked(tournament.clock) else ():
         del entrants[user_id]
     met = _met(tournament)
     byes: dict[int, int] = {}
