@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 DAY = 86400
 # Our own names, not the process locale's (strftime's %a and %b follow it); static/js/site.js has the same.
@@ -39,12 +39,6 @@ def clock_label(clock: dict[str, Any] | None) -> str:
         seconds = int(clock.get("seconds", 0))
         return f"{seconds // 60} min a turn" if seconds >= 60 and seconds % 60 == 0 else f"{seconds} s a turn"
     return "No clock"
-
-
-@lru_cache(maxsize=1)
-def zone_names() -> tuple[str, ...]:
-    """Every IANA time zone this machine knows, sorted (the profile's choice)."""
-    return tuple(sorted(available_timezones()))
 
 
 @lru_cache(maxsize=64)
