@@ -171,7 +171,7 @@ class TimeZoneForm(forms.ModelForm):
     of its own on the profile page, saved apart from the profile's."""
 
     time_zone = forms.ChoiceField(
-        label="Time zone", required=False, choices=zone_choices,
+        label="Show dates in", required=False, choices=zone_choices,
         help_text="Dates such as a correspondence move’s due time are shown in it. Leave it on your browser’s "
                   "to follow the device you are on.",
     )
