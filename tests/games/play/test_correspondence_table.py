@@ -67,3 +67,24 @@ def test_a_real_time_clock_still_ticks(alice, bob) -> None:
     html = client_for(alice).get(f"/m/{match.pk}/").content.decode()
     assert re.search(r'class="clock clock-running" data-clock="\d+(\.\d+)?" role="timer"', html)
     assert "a move" not in html and "<time" not in html
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_each_socket_writes_its_own_person_s_zone(ws_client, alice, bob) -> None:
+    from channels.db import database_sync_to_async
+
+    def made() -> tuple[int, str, str, str]:
+        alice.time_zone = "Asia/Tokyo"
+        alice.save(update_fields=["time_zone"])
+        match = make_days_match(alice, bob, days=3)  # from now: the live match would time out a past one
+        due = match.clock_due_at
+        return (match.pk, due.strftime("%Y-%m-%dT%H:%M:%SZ"), date_text(due, ZoneInfo("Asia/Tokyo")),
+                date_text(due, None))
+
+    match_id, iso, tokyo, utc = await database_sync_to_async(made)()
+    ok, _, hers = await ws_client(match_id, alice)
+    assert ok
+    assert f'<time datetime="{iso}">{tokyo}</time>' in await hers.receive_from()
+    ok, _, his = await ws_client(match_id, bob)  # no zone chosen: UTC, for his browser to rewrite
+    assert ok
+    assert f"data-local-time>{utc} UTC</time>" in await his.receive_from()
