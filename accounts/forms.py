@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 from typing import Any
+from zoneinfo import available_timezones
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -153,3 +155,27 @@ class ProfileForm(forms.ModelForm):
         if cleaned.get("remove_avatar") and cleaned.get("avatar_upload"):
             raise forms.ValidationError("Choose a new picture or remove the current one, not both.")
         return cleaned
+
+
+BROWSER_ZONE = "My browser’s time zone"
+
+
+@lru_cache(maxsize=1)
+def zone_choices() -> list[tuple[str, str]]:
+    """The choice of time zones: the browser's own (blank) first, then every IANA zone this machine knows, sorted."""
+    return [("", BROWSER_ZONE), *((name, name.replace("_", " ")) for name in sorted(available_timezones()))]
+
+
+class TimeZoneForm(forms.ModelForm):
+    """The time zone the site writes dates in (a correspondence move's due time): blank is the browser's own. A form
+    of its own on the profile page, saved apart from the profile's."""
+
+    time_zone = forms.ChoiceField(
+        label="Show dates in", required=False, choices=zone_choices,
+        help_text="Dates such as a correspondence move’s due time are shown in it. Leave it on your browser’s "
+                  "to follow the device you are on.",
+    )
+
+    class Meta:
+        model = User
+        fields = ("time_zone",)

@@ -11,5 +11,6 @@ urlpatterns = [
     path("logout/", views.SignOutView.as_view(), name="logout"),
     path("signup/", views.signup, name="signup"),
     path("profile/", views.profile_edit, name="profile_edit"),
+    path("profile/time-zone/", views.time_zone_edit, name="time_zone"),
     path("sounds/", views.sounds, name="sounds"),
 ]

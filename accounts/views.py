@@ -11,12 +11,13 @@ from django.contrib.auth.views import LoginView, LogoutView
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
+from django.urls import reverse
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import quote_etag
 from django.views.decorators.http import require_http_methods, require_safe
 
 from .avatars import generated_avatar_version, remove_avatar, render_generated_avatar, set_avatar
-from .forms import ProfileForm, SignInForm, SignUpForm
+from .forms import ProfileForm, SignInForm, SignUpForm, TimeZoneForm
 from .models import User
 from .names import taken_message
 from .redirects import safe_next
@@ -109,10 +110,27 @@ def profile_edit(request: HttpRequest) -> HttpResponse:
                     remove_avatar(user)
         except IntegrityError:  # the name was taken meanwhile (see signup)
             form.add_error("display_name", taken_message(form.cleaned_data.get("display_name") or user.username))
-            return render(request, "accounts/profile_edit.html", {"form": form})
+            return render(request, "accounts/profile_edit.html",
+                          {"form": form, "zone_form": TimeZoneForm(instance=user)})
         messages.success(request, "Your profile is saved.")
         return redirect("profile", user.username)
-    return render(request, "accounts/profile_edit.html", {"form": form})
+    return render(request, "accounts/profile_edit.html", {"form": form, "zone_form": TimeZoneForm(instance=user)})
+
+
+@login_required
+@require_http_methods(["POST"])
+def time_zone_edit(request: HttpRequest) -> HttpResponse:
+    """The profile page's time zone, a form of its own (saved without the rest of the profile)."""
+    assert request.user.pk is not None  # login_required
+    user = User.objects.get(pk=request.user.pk)
+    zone_form = TimeZoneForm(request.POST, instance=user)
+    if zone_form.is_valid():
+        zone_form.save()
+        messages.success(request, "Your time zone is saved.")
+        return redirect(reverse("profile_edit") + "#time-zone")
+    fresh = User.objects.get(pk=user.pk)
+    return render(request, "accounts/profile_edit.html", {"form": ProfileForm(instance=fresh), "zone_form": zone_form},
+                  status=400)
 
 
 @require_safe

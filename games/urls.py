@@ -3,6 +3,7 @@ from django.urls import path
 from .challenges import views as challenge
 from .history import views as history
 from .lobby import views as lobby
+from .mine import views as mine
 from .notify.mail import views as mail
 from .play import views as play
 from .ratings import views as ratings
@@ -13,6 +14,7 @@ urlpatterns = [
     path("", lobby.home, name="home"),
     path("play/", lobby.play, name="play"),
     path("play/new/<slug:game>/", lobby.create_match, name="create_match"),
+    path("games/", mine.my_games, name="my_games"),
     path("challenge/<str:username>/", challenge.make_challenge, name="challenge"),
     path("challenges/<int:challenge_id>/accept/", challenge.accept_challenge, name="accept_challenge"),
     path("challenges/<int:challenge_id>/decline/", challenge.decline_challenge, name="decline_challenge"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.urls import reverse
@@ -19,8 +19,9 @@ from django.utils import timezone
 from ..catalog import GAMES
 from .clock import clock_now, is_correspondence
 from .decide import abort_allowed
+from .due import is_days
 from .seating import may_cancel
-from .snapshot import AWAY, Presence, Snapshot, State, Status, claim_deadline, state_of
+from .snapshot import AWAY, Presence, Snapshot, State, Status, claim_deadline, must_act_of, state_of
 from .wording import distinct_names
 
 FRAGMENTS = ("players", "status", "board", "hand", "log", "error")
@@ -54,6 +55,9 @@ class PlayerLine:
     claim_at: datetime | None  # when a person who is away may be claimed (None while present, or a bot)
     clock: float | None
     clock_text: str
+    # A correspondence clock (days a move): when this seat, waited on, runs out; the table shows it as a date in
+    # the viewer's zone and never ticks it (None otherwise).
+    due_at: datetime | None
     score: int | None  # the final score, once the match is over
     place: int | None
     reasons: list[str]  # in a match of bots only: the bot's reasons for its latest turn
@@ -130,6 +134,16 @@ def clock_text(seconds: float) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
+def due_times(snap: Snapshot, state: State | None) -> dict[int, datetime]:
+    """A correspondence match's due time for each seat it waits on: the start of the turn plus the seat's time
+    left then (exact, and the same at every redraw, unlike the seconds left now)."""
+    if not is_days(snap.clock) or snap.status != Status.ACTIVE or snap.turn_started_at is None:
+        return {}
+    start = snap.turn_started_at
+    return {i: start + timedelta(seconds=snap.clock_left[i]) for i in sorted(must_act_of(snap, state))
+            if i < len(snap.clock_left)}
+
+
 def table_meta(snap: Snapshot, presence: dict[int, Presence], watchers: int = 0, state: State | None = None,
                now: datetime | None = None) -> TableMeta:
     """The match's meta as every viewer may know it, now."""
@@ -141,6 +155,7 @@ def table_meta(snap: Snapshot, presence: dict[int, Presence], watchers: int = 0,
         state = state_of(snap)
     clocks = clock_now(snap, state, now) if snap.clock else []
     correspondence = is_correspondence(snap.clock)  # nobody is claimed: the clock is the rule
+    due = due_times(snap, state)
     players = []
     for seat in snap.seats:
         player = seat.player
@@ -163,6 +178,7 @@ def table_meta(snap: Snapshot, presence: dict[int, Presence], watchers: int = 0,
                       if seat.is_person and not correspondence else None),
             clock=round(clocks[seat.index], 1) if seat.index < len(clocks) else None,
             clock_text=clock_text(clocks[seat.index]) if seat.index < len(clocks) else "",
+            due_at=due.get(seat.index),
             score=seat.final_score,
             place=seat.place,
             reasons=reasons.get(seat.index, []),

@@ -19,6 +19,7 @@ from ..catalog import kit
 from ..engines.base import View
 from ..jinja import render_block
 from ..presenters import Timing
+from .due import clock_label, due_time, is_days
 from .meta import FRAGMENTS, TableMeta, table_meta
 from .snapshot import Presence, Snapshot, State, Status, engine_of
 from .wording import closing_line, describe_result, format_event, handover_events
@@ -77,9 +78,11 @@ def log_entries(
 
 def table_context(
     meta: TableMeta, view: View | None, seat: int | None, ui: dict[str, Any] | None = None,
-    error: str = "", log_from: int = 0,
+    error: str = "", log_from: int = 0, zone: str = "",
 ) -> Context:
-    """The whole template context for one viewer; the log from entry number `log_from` on (newest first)."""
+    """The whole template context for one viewer; the log from entry number `log_from` on (newest first).
+    `zone`: the viewer's chosen time zone (User.time_zone), in which a correspondence match's due times are
+    written; blank, they are written in UTC for the browser to rewrite in its own (static/js/site.js)."""
     names = meta.names
     slug = meta.game
     game = kit(slug)
@@ -102,6 +105,9 @@ def table_context(
     }
     scores = view.get("scores") if view is not None else None
     context["players"] = meta.players
+    # A correspondence match says its pace and, for each seat waited on, the date its move is due: no countdown.
+    context["days_label"] = clock_label(meta.clock) if is_days(meta.clock) else ""
+    context["due"] = {p.index: due_time(p.due_at, zone) for p in meta.players if p.due_at is not None}
     # Each seat's running score from this viewer's view (the final one once the match is over).
     context["scores_now"] = [scores[p.index] if scores and p.index < len(scores) else p.score for p in meta.players]
     if view is not None:
@@ -216,11 +222,12 @@ class SocketPage:
     def update(
         self, meta: TableMeta, view: View | None, seat: int | None, ui: dict[str, Any],
         error: str = "", fragments: tuple[str, ...] = FRAGMENTS, changed_only: bool = True,
-        cache: FragmentCache | None = None,
+        cache: FragmentCache | None = None, zone: str = "",
     ) -> str:
         """The HTML to send: with changed_only, none of what the page shows already (an answer to the
         person's own click sends its fragments whatever they hold). `cache` holds fragments already drawn
-        in this same update of the match for another socket, by who sees them and their selection."""
+        in this same update of the match for another socket, by who sees them, their selection and their time
+        zone (`zone`, the viewer's chosen one: a correspondence match's due times are written in it)."""
         total = log_count(view)
         names = [*meta.names, meta.drawn_from("log")]
         same_names = names == self.log_names  # a player renamed: the entries shown carry the old name
@@ -232,10 +239,11 @@ class SocketPage:
         log_from = self.log_shown if new_entries and self.log_shown is not None else 0
         ui_key = repr(sorted(ui.items()))
         if cache is None:
-            context = table_context(meta, view, seat, ui, error=error, log_from=log_from)
+            context = table_context(meta, view, seat, ui, error=error, log_from=log_from, zone=zone)
         else:
-            context = cache.context((seat, ui_key, error, log_from),
-                                    lambda: table_context(meta, view, seat, ui, error=error, log_from=log_from))
+            context = cache.context((seat, ui_key, error, log_from, zone),
+                                    lambda: table_context(meta, view, seat, ui, error=error, log_from=log_from,
+                                                          zone=zone))
         public_board = not ui and view is not None and kit(meta.game).board_is_public
         parts = []
         for name in fragments:
@@ -254,7 +262,9 @@ class SocketPage:
             if changed_only and name in self.drawn_from and self.drawn_from[name] == source:
                 continue
             self.drawn_from[name] = source
-            who = "public" if name == "board" and public_board else (seat, ui_key, error)
+            # Only the players' fragment is written in the viewer's zone (the due times): the others stay shared.
+            who = ("public" if name == "board" and public_board
+                   else (seat, ui_key, error, zone if name == "players" else ""))
             key = (name, who)
             if cache is None:
                 parts.append(render_fragment(name, context))

@@ -94,6 +94,8 @@ class MatchConsumer(ChatSocket, SessionBound):
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
         user = self.scope.get("user")
         self.user_id: int | None = user.pk if user is not None and user.is_authenticated else None
+        # The viewer's chosen time zone (blank: the browser's), for a correspondence match's due times.
+        self.zone: str = getattr(user, "time_zone", "") if self.user_id is not None else ""
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         code = (query.get("code") or [""])[0][:64]
         live = await hub().get(self.match_id)
@@ -284,10 +286,10 @@ class MatchConsumer(ChatSocket, SessionBound):
                 self.late = None
         meta, view = cache.meta, cache.view(self.seat)
         if fragments is None:
-            html = self.page.update(meta, view, self.seat, self.ui, error=error, cache=cache)
+            html = self.page.update(meta, view, self.seat, self.ui, error=error, cache=cache, zone=self.zone)
         else:
             html = self.page.update(meta, view, self.seat, self.ui, error=error, fragments=fragments,
-                                    changed_only=False, cache=cache)
+                                    changed_only=False, cache=cache, zone=self.zone)
         html += self.extras(live, meta.rematch_url) + extra
         if html:
             await self.send(text_data=html)

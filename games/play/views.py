@@ -33,7 +33,8 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         engine = engine_of(snap)
         view = page_view(engine.view(engine.load(snap.state), seat))
     presence, watchers = attendance(snap.id)
-    context = table_context(table_meta(snap, presence, watchers), view, seat)
+    zone = request.user.time_zone if request.user.is_authenticated else ""  # a correspondence match's due times
+    context = table_context(table_meta(snap, presence, watchers), view, seat, zone=zone)
     context["ws_url"] += f"?code={code}" if code else ""
     can_join = (
         snap.status == Status.WAITING

@@ -403,3 +403,38 @@
     if (node && !node.dataset.closed && !document.querySelector("[data-socket='reconnecting']")) { node.remove(); }
   });
 })();
+
+// Due times in the browser's own time zone: a <time datetime="...Z" data-local-time> (a correspondence match's
+// due move, written by the server in UTC for a person who chose no zone in their profile) is rewritten as
+// "Sat 28 Nov, 14:05" in this browser's zone, the format of games/play/due.py's date_text. Run on every page,
+// and again after each htmx swap (the table's fragments come over its socket): a node done once is marked.
+(function () {
+  "use strict";
+  // Names of our own rather than the locale's: Python's %a and %b ("Sep"), where a browser's en-GB says "Sept".
+  var DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+  var MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  var format = null;
+  function text(date) {
+    if (!format) {
+      format = new Intl.DateTimeFormat("en-GB", {
+        year: "numeric", month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23",
+      });
+    }
+    var parts = {};
+    format.formatToParts(date).forEach(function (p) { parts[p.type] = p.value; });
+    var year = parseInt(parts.year, 10), month = parseInt(parts.month, 10), day = parseInt(parts.day, 10);
+    var weekday = new Date(Date.UTC(year, month - 1, day)).getUTCDay();  // of the local date, not UTC's
+    return DAYS[weekday] + " " + day + " " + MONTHS[month - 1] + ", " + parts.hour + ":" + parts.minute;
+  }
+  function localTimes() {
+    document.querySelectorAll("time[data-local-time][datetime]:not([data-localized])").forEach(function (node) {
+      var date = new Date(node.getAttribute("datetime"));
+      if (isNaN(date.getTime())) { return; }
+      node.textContent = text(date);
+      node.setAttribute("data-localized", "");
+    });
+  }
+  document.addEventListener("DOMContentLoaded", localTimes);
+  document.addEventListener("htmx:wsAfterMessage", localTimes);
+  document.addEventListener("htmx:afterSwap", localTimes);
+})();

@@ -1,0 +1,1 @@
+"""My games: the matches a person is in, their move first (the page and its reads)."""
