@@ -18,7 +18,8 @@ from accounts.models import User
 
 from ..catalog import GAMES
 from ..models import Match, Seat
-from ..play.due import DueTime, clock_label, due_time, is_days, left_text, seconds_text
+from ..play.clock import clock_label, is_correspondence
+from ..play.due import DueTime, due_time, left_text, seconds_text
 from ..play.wording import distinct_names
 from ..web import Link
 
@@ -121,7 +122,7 @@ def _row(match: Match, user: User, now: datetime, link: Link, profile: Link) -> 
         shown = [mine.index] if my_turn else [i for i in waited if i != mine.index]
         whose = "Your move" if my_turn else _whose(shown, seat_list, names)
         due_at, left = _time_left(match, shown, now)
-        due = due_time(due_at, user.time_zone) if due_at is not None and is_days(match.clock) else None
+        due = due_time(due_at, user.time_zone) if due_at is not None and is_correspondence(match.clock) else None
         since = match.turn_started_at
         if due_at is None and since is not None:
             left = f"{_waited_text(now - since)} since the last move"
@@ -130,7 +131,8 @@ def _row(match: Match, user: User, now: datetime, link: Link, profile: Link) -> 
         lead = "" if my_turn and due is not None else left if my_turn and real_time else whose
         detail = "" if lead == left else left
     return GameRow(match_id=match.pk, url=link(match.pk), game_name=GAMES[match.game].name, opponents=opponents,
-                   open_seats=open_seats, clock_label=clock_label(match.clock), correspondence=is_days(match.clock),
+                   open_seats=open_seats, clock_label=clock_label(match.clock),
+                   correspondence=is_correspondence(match.clock),
                    whose=whose, due=due, left=left, my_turn=my_turn, lead=lead, detail=detail, due_at=due_at,
                    since=since)
 
@@ -153,7 +155,7 @@ def _time_left(match: Match, shown: list[int], now: datetime) -> tuple[datetime 
         return None, ""
     due_at = start + timedelta(seconds=min(float(left[i]) for i in seats))
     seconds = (due_at - now).total_seconds()
-    return due_at, left_text(seconds) if is_days(match.clock) else seconds_text(seconds)
+    return due_at, left_text(seconds) if is_correspondence(match.clock) else seconds_text(seconds)
 
 
 def _waited_text(waited: timedelta) -> str:

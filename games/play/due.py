@@ -1,6 +1,6 @@
-"""A match's clock and its due times as a person reads them: "3 days a move", "due Sat 28 Nov, 14:05" in the
-reader's own time zone, "2 days 3 h left". Pure (no database); the table (games.play.page) and My games
-(games.mine) word them here, in one place.
+"""A match's due times as a person reads them: "due Sat 28 Nov, 14:05" in the reader's own time zone, "2 days
+3 h left" (the clock's own name, "3 days a move", is games.play.clock.clock_label). Pure (no database); the table
+(games.play.page) and My games (games.mine) word them here, in one place.
 
 A correspondence match's clock is {"kind": "days", "days": d, "seconds": d * 86400}: a limit per move counted
 in days, kept by the server like the limit per turn. Its due time is a date, not a countdown: pages never tick it.
@@ -12,33 +12,12 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 DAY = 86400
 # Our own names, not the process locale's (strftime's %a and %b follow it); static/js/site.js has the same.
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-def is_days(clock: dict[str, Any] | None) -> bool:
-    """Whether this is a correspondence clock (days a move)."""
-    return (clock or {}).get("kind") == "days"
-
-
-def clock_label(clock: dict[str, Any] | None) -> str:
-    """The clock in words, as the lobby's pools name theirs: "3 days a move", "5 min + 3 s", "30 s a turn",
-    "No clock"."""
-    kind = (clock or {}).get("kind")
-    if clock and kind == "days":
-        days = int(clock.get("days") or round(float(clock.get("seconds", 0)) / DAY))
-        return f"{days} day{'' if days == 1 else 's'} a move"
-    if clock and kind == "fischer":
-        return f"{float(clock.get('base', 0)) / 60:g} min + {int(clock.get('increment', 0))} s"
-    if clock and kind == "turn":
-        seconds = int(clock.get("seconds", 0))
-        return f"{seconds // 60} min a turn" if seconds >= 60 and seconds % 60 == 0 else f"{seconds} s a turn"
-    return "No clock"
 
 
 @lru_cache(maxsize=64)

@@ -19,7 +19,6 @@ from django.utils import timezone
 from ..catalog import GAMES
 from .clock import clock_now, is_correspondence
 from .decide import abort_allowed
-from .due import is_days
 from .seating import may_cancel
 from .snapshot import AWAY, Presence, Snapshot, State, Status, claim_deadline, must_act_of, state_of
 from .wording import distinct_names
@@ -137,7 +136,7 @@ def clock_text(seconds: float) -> str:
 def due_times(snap: Snapshot, state: State | None) -> dict[int, datetime]:
     """A correspondence match's due time for each seat it waits on: the start of the turn plus the seat's time
     left then (exact, and the same at every redraw, unlike the seconds left now)."""
-    if not is_days(snap.clock) or snap.status != Status.ACTIVE or snap.turn_started_at is None:
+    if not is_correspondence(snap.clock) or snap.status != Status.ACTIVE or snap.turn_started_at is None:
         return {}
     start = snap.turn_started_at
     return {i: start + timedelta(seconds=snap.clock_left[i]) for i in sorted(must_act_of(snap, state))

@@ -19,7 +19,8 @@ from ..catalog import kit
 from ..engines.base import View
 from ..jinja import render_block
 from ..presenters import Timing
-from .due import clock_label, due_time, is_days
+from .clock import clock_label, is_correspondence
+from .due import due_time
 from .meta import FRAGMENTS, TableMeta, table_meta
 from .snapshot import Presence, Snapshot, State, Status, engine_of
 from .wording import closing_line, describe_result, format_event, handover_events
@@ -106,7 +107,7 @@ def table_context(
     scores = view.get("scores") if view is not None else None
     context["players"] = meta.players
     # A correspondence match says its pace and, for each seat waited on, the date its move is due: no countdown.
-    context["days_label"] = clock_label(meta.clock) if is_days(meta.clock) else ""
+    context["days_label"] = clock_label(meta.clock) if is_correspondence(meta.clock) else ""
     context["due"] = {p.index: due_time(p.due_at, zone) for p in meta.players if p.due_at is not None}
     # Each seat's running score from this viewer's view (the final one once the match is over).
     context["scores_now"] = [scores[p.index] if scores and p.index < len(scores) else p.score for p in meta.players]

@@ -3,6 +3,6 @@ signed verification and unsubscribe links), queue (the one decision, and the fea
 commit), compose (what a mail says), worker (manage.py run_mail sends them), views (verify, unsubscribe, the
 profile's choices)."""
 
-from .kinds import KINDS, is_correspondence
+from .kinds import KINDS
 
-__all__ = ["KINDS", "is_correspondence"]
+__all__ = ["KINDS"]

@@ -1,9 +1,7 @@
 """The kinds of notification a person may ask for by email, in the order the profile lists them (all off until
-the person turns them on; User.mail_kinds holds the keys), and the one test of a correspondence clock."""
+the person turns them on; User.mail_kinds holds the keys)."""
 
 from __future__ import annotations
-
-from typing import Any
 
 TURN, CHALLENGE, TOURNAMENT, ANALYSIS = "turn", "challenge", "tournament", "analysis"
 # The verification link of an address: not a kind anyone opts into, sent whenever the person asks for it.
@@ -19,8 +17,3 @@ KINDS: dict[str, str] = {
 # The kinds that leave at once: a challenge expires within minutes, and a tournament pairs whoever is there. The
 # others wait out the gathering window (NOTIFY_MAIL_GATHER_SECONDS), so that a burst leaves in one email.
 URGENT = frozenset({CHALLENGE, TOURNAMENT})
-
-
-def is_correspondence(clock: dict[str, Any] | None) -> bool:
-    """A match with days a move (games.play.clock's "days" clock): the only one whose turns are told by email."""
-    return bool(clock) and clock.get("kind") == "days"  # type: ignore[union-attr]

@@ -19,8 +19,9 @@ from django.utils import timezone
 from accounts.models import User
 
 from ...models import AnalysisJob, Challenge, Entrant, Notice, Seat
+from ...play.clock import is_correspondence
 from ...play.snapshot import Change, must_act_of
-from .kinds import KINDS, TURN, URGENT, VERIFY, is_correspondence
+from .kinds import KINDS, TURN, URGENT, VERIFY
 
 log = logging.getLogger(__name__)
 
