@@ -83,7 +83,7 @@ class SignUpForm(UserCreationForm):
     )
     email = forms.EmailField(
         required=False,
-        help_text="Only used to send you a link if you forget your password.",
+        help_text="For a password reset link, and notifications you turn on in your profile. Never shown.",
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
     )
 
@@ -123,7 +123,7 @@ class ProfileForm(forms.ModelForm):
         labels = {"refuse_challenges": "Refuse all challenges"}
         help_texts = {
             "display_name": "What other players see. Leave empty to use your username.",
-            "email": "Only used to send you a link if you forget your password.",
+            "email": "For a password reset link, and the notifications you choose below once it is verified.",
             "refuse_challenges": "Nobody can challenge you from your profile; quick pairing and open seats still work.",
         }
 

@@ -9,7 +9,8 @@ keep the end without them:
 - a rated match is queued for its analysis (games.review.jobs).
 - the players' boards are released (games.boards: one person, one clocked match).
 And with a match's start (dealt, every seat filled), in its transaction: each player takes it as their board, or
-the start is refused (games.boards, the one gate).
+the start is refused (games.boards, the one gate); a correspondence match's first mover is told by email after the
+commit (games.notify.mail).
 Once the end is shown, in the match's own change that follows it (after a crash, the runner's sweep):
 - the statistics and ratings count it, once (games.ratings.stats); the rating changes join its result box.
 And after the commit of any change: a correspondence match's new turn is queued for email (games.notify.mail).
@@ -28,6 +29,6 @@ from .tournaments import record
 
 def connect() -> None:
     """Called once at start-up (games.apps)."""
-    events.subscribe(with_start=[boards.on_start],
+    events.subscribe(with_start=[boards.on_start, mail.on_start],
                      with_end=[boards.release, listing.on_end, record.on_end, jobs.on_end],
                      recorded=[stats.on_recorded], committed=[mail.on_committed])

@@ -2,11 +2,11 @@
 other's profile or a history's names); the other sees it live on every page (a notice with Accept and Decline,
 sent over their notification sockets) and after a reload; accepting makes the match and sends both to it; it
 ends when declined, withdrawn, replaced by a newer one, expired (the runner's sweep, `expire_due`, after
-CHALLENGE_MINUTES) or cancelled (`withdraw_all`: one of the two can no longer play). Every road out of OPEN sets
-`closed_at`, so the other person's pages say the "no" live and after a reload (games.challenges.queries). A person
-may refuse all challenges (their profile). A person at a clocked board (games.boards) neither makes nor accepts a
-challenge with a real-time clock, and is told why up front rather than by the deal's claim; a correspondence
-challenge (days a move) binds no one.
+CHALLENGE_MINUTES; a correspondence challenge after a move's days: `lifetime`) or cancelled (`withdraw_all`: one
+of the two can no longer play). Every road out of OPEN sets `closed_at`, so the other person's pages say the "no"
+live and after a reload (games.challenges.queries). A person may refuse all challenges (their profile). A person at
+a clocked board (games.boards) neither makes nor accepts a challenge with a real-time clock, and is told why up
+front rather than by the deal's claim; a correspondence challenge (days a move) binds no one.
 
 Accepting is one claim: the challenge row locked (SELECT ... FOR UPDATE) and still open, then the match made in
 the same transaction, so a challenge accepted twice at once (two tabs, two processes) makes one match."""
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -30,6 +31,7 @@ from ..catalog import GAMES
 from ..models import Challenge, Match, Seek
 from ..notify.goto import send_to_match
 from ..notify.mail import queue as mail
+from ..play.clock import is_correspondence
 from ..play.create import create_table
 from ..play.snapshot import ServiceError
 from ..pool import pairing
@@ -38,6 +40,14 @@ from ..pool.pools import clock_of
 log = logging.getLogger(__name__)
 
 CHALLENGE_MINUTES = 5
+
+
+def lifetime(clock: dict[str, Any]) -> timedelta:
+    """How long a challenge waits for its answer: minutes for a real-time match (the challenger is at the
+    screen), a whole move's time for a correspondence one (the other may answer tomorrow, told by email)."""
+    if is_correspondence(clock):
+        return timedelta(seconds=float(clock["seconds"]))
+    return timedelta(minutes=CHALLENGE_MINUTES)
 # How often the runner closes the challenges past their time (games.apps registers expire_due): a notice may
 # outlive its expiry by this much, never a page's own timer deciding.
 EXPIRY_SWEEP_SECONDS = 2.0
@@ -74,7 +84,7 @@ def challenge(challenger: User, challenged: User, *, game: str, clock: str, rate
             status=Challenge.Status.WITHDRAWN, closed_at=now)
         made = Challenge.objects.create(challenger=challenger, challenged=challenged, game=game, clock=spec,
                                         rated=rated, created_at=now,
-                                        expires_at=now + timedelta(minutes=CHALLENGE_MINUTES))
+                                        expires_at=now + lifetime(spec))
     changed([challenger.pk, challenged.pk])
     mail.challenge_made(made)  # queued after the commit, if they asked for it
     return made

@@ -20,7 +20,7 @@ from accounts.models import User
 
 from ...models import AnalysisJob, Challenge, Entrant, Notice, Seat
 from ...play.clock import is_correspondence
-from ...play.snapshot import Change, must_act_of
+from ...play.snapshot import Change, Snapshot, must_act_of
 from .kinds import KINDS, TURN, URGENT, VERIFY
 
 log = logging.getLogger(__name__)
@@ -95,6 +95,19 @@ def on_committed(changes: Sequence[Change]) -> None:
         # One turn, one notice: the version at which the turn came to them names it (a turn of several plays
         # does not make them newly waited on again).
         notify(people, TURN, f"turn:{after.id}:{after.version}", match_id=after.id)
+
+
+def on_start(snap: Snapshot) -> None:
+    """A match was dealt (games.play.events.started, in its transaction): in a correspondence match, whoever it
+    waits on first is told after the commit, whichever road dealt it (a challenge accepted, a pairing, a
+    Swiss round); the committed changes' hook sees only the starts made through a change. The same key as that
+    hook's: one notice either way."""
+    if not is_correspondence(snap.clock):
+        return
+    people = [seat.player.user_id for index in must_act_of(snap) if (seat := snap.seat(index)) is not None
+              and seat.is_person and seat.player is not None and not seat.player.program]
+    if people:
+        after_commit(lambda: notify(people, TURN, f"turn:{snap.id}:{snap.version}", match_id=snap.id))
 
 
 def challenge_made(challenge: Challenge) -> None:

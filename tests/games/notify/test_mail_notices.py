@@ -331,3 +331,23 @@ def test_a_tournament_starting_is_mailed_to_its_entrants_at_once(smtp: SmtpServe
         assert mail["Subject"] == f"{arena.name} has started"
         assert links(mail)[0] == f"{SITE}/tournaments/{arena.pk}/"
     assert sorted(m["To"] for m in smtp.messages) == ["ana@example.org", "cy@example.org"]
+
+
+def test_a_correspondence_challenge_waits_days_and_its_match_mails_the_first_mover(
+        smtp: SmtpServer, subscriber: Callable[..., Any]) -> None:
+    """Made for someone away from the site: the challenge waits a move's days (a real-time one, minutes), and the
+    match its acceptance deals tells whoever moves first, whichever side of the challenge they were."""
+    ana, bob, cat = (subscriber(name, kinds=["turn"]) for name in ("ana", "bob", "cat"))
+    now = timezone.now()
+    live = challenges.challenge(cat, bob, game="rummy", clock="live", now=now)
+    assert live.expires_at == now + timedelta(minutes=challenges.CHALLENGE_MINUTES)
+    made = challenges.challenge(ana, bob, game="gomori", clock="3d", now=now)
+    assert challenges.expire_due(now + timedelta(days=2)) == 1  # the real-time one, long gone
+    made.refresh_from_db()
+    assert made.status == "open" and made.expires_at == now + timedelta(days=3)
+    match = challenges.accept(bob, made.pk, now=now + timedelta(days=2))
+    first = match.seats.get(index=Match.objects.get(pk=match.pk).waiting_on[0]).user
+    assert list(Notice.objects.values_list("user_id", "key")) == [(first.pk, f"turn:{match.pk}:{match.version}")]
+    assert send() == 1
+    (mail,) = smtp.to(first.email)
+    assert f"{SITE}/m/{match.pk}/" in links(mail)
