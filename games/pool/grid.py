@@ -6,7 +6,7 @@ lobby page draws it, and the lobby socket again whenever a pool's count changes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.db.models import Count
 from django.utils import timezone
@@ -20,7 +20,7 @@ from ..jinja import render_block
 from ..models import Seek
 from ..play.bot_accounts import LEVEL_TITLES
 from . import matchmaking
-from .pairing import SEEK_STALE_SECONDS, level_near
+from .pairing import fresh, level_near
 from .pools import POOLS, Pool
 
 TEMPLATE = "games/quick.html"
@@ -59,8 +59,7 @@ class Waiting:
 
 def waiting_counts(now: datetime) -> dict[str, int]:
     """People waiting per pool (one query)."""
-    fresh = now - timedelta(seconds=SEEK_STALE_SECONDS)
-    rows = (Seek.objects.filter(match__isnull=True, seen_at__gte=fresh).order_by()
+    rows = (Seek.objects.filter(fresh(now), match__isnull=True).order_by()
             .values_list("pool").annotate(n=Count("id")))
     return {pool: n for pool, n in rows}
 
@@ -74,9 +73,8 @@ def my_seek(user: Viewer) -> Waiting | None:
 
 def others_waiting(user: Viewer, key: str, now: datetime) -> list[matchmaking.Seeker]:
     """The other people waiting in this pool now, as the rules see them (one query)."""
-    fresh = now - timedelta(seconds=SEEK_STALE_SECONDS)
     # Only asked for a person waiting here (signed in): the 0 is for the type of an anonymous viewer's pk.
-    rows = (Seek.objects.filter(pool=key, match__isnull=True, seen_at__gte=fresh).exclude(user_id=user.pk or 0)
+    rows = (Seek.objects.filter(fresh(now), pool=key, match__isnull=True).exclude(user_id=user.pk or 0)
             .values_list("id", "user_id", "rating", "created_at"))
     return [matchmaking.Seeker(id=i, user_id=u, rating=r, since=t) for i, u, r, t in rows]
 

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 import games.bots
@@ -39,15 +40,27 @@ from ..ratings.read import rating_of
 from . import matchmaking
 from .pools import POOLS, Pool
 
+CORRESPONDENCE_POOLS = frozenset(key for key, pool in POOLS.items() if pool.correspondence)
+
 log = logging.getLogger(__name__)
 
 QUICK_CHANGED = {"type": "quick.changed"}
 # A waiting seek whose socket has not touched it for this long is dead (its process was killed): ignored, removed.
 SEEK_STALE_SECONDS = 45
 SEEK_HEARTBEAT_SECONDS = 15
+# A correspondence seek waits this long with no page open (its person told by email when their move is due):
+# nobody waits days at a screen for a match played over days. Withdrawn by a second click or a seek elsewhere.
+CORRESPONDENCE_SEEK_DAYS = 7
 # The most seekers one decision looks at (the longest waiting): the rules are quadratic in a pool's size.
 DECISION_LIMIT = 200
 _LOCK_NAMESPACE = 0x5EE4  # the advisory locks' first key: pools, apart from any other advisory lock
+
+
+def fresh(now: datetime) -> Q:
+    """The seeks still waiting: a real-time seek while the socket that made it keeps it fresh, a correspondence one
+    for CORRESPONDENCE_SEEK_DAYS (the one rule of which seeks count, for the pairing and the grid)."""
+    return (Q(seen_at__gte=now - timedelta(seconds=SEEK_STALE_SECONDS))
+            | Q(pool__in=CORRESPONDENCE_POOLS, seen_at__gte=now - timedelta(days=CORRESPONDENCE_SEEK_DAYS)))
 
 
 def level_near(game: str, rating: float) -> str:
@@ -96,8 +109,9 @@ def seek(user: User, key: str, *, socket: str = "", now: datetime | None = None)
     try:
         with transaction.atomic():
             Seek.objects.filter(user=user, match__isnull=True).delete()
+            # A correspondence seek belongs to no socket: closing the lobby leaves it waiting.
             row = Seek.objects.create(user=user, pool=key, game=pool.game, rating=rating, last_opponents=opponents,
-                                      created_at=now, seen_at=now, socket=socket)
+                                      created_at=now, seen_at=now, socket="" if pool.correspondence else socket)
     except IntegrityError:  # a seek of theirs was made at the same moment elsewhere: that one stands
         raise ServiceError("You are already waiting for a table.") from None
     announce_pools()
@@ -147,7 +161,7 @@ def pair_pool(key: str, *, now: datetime | None = None) -> list[Match]:
     with transaction.atomic():
         _lock_pool(key)
         waiting = Seek.objects.filter(pool=key, match__isnull=True)
-        waiting.filter(seen_at__lt=now - timedelta(seconds=SEEK_STALE_SECONDS)).delete()
+        waiting.exclude(fresh(now)).delete()
         rows = {row.pk: row for row in waiting.select_for_update(skip_locked=True, of=("self",))
                 .select_related("user").order_by("created_at", "pk")[:DECISION_LIMIT]}
         if boards.is_clocked(pool.clock):  # a seek of someone seated elsewhere since waits for that match's end
@@ -193,7 +207,7 @@ def start_now(user: User, key: str, *, bots: bool, now: datetime | None = None) 
         if (now - mine.created_at).total_seconds() < matchmaking.ALONE_OFFER_AFTER:
             raise ServiceError("Wait a little longer: a table may still fill.")
         others = list(Seek.objects.select_for_update(skip_locked=True, of=("self",)).select_related("user")
-                      .filter(pool=key, match__isnull=True, seen_at__gte=now - timedelta(seconds=SEEK_STALE_SECONDS))
+                      .filter(fresh(now), pool=key, match__isnull=True)
                       .exclude(pk=mine.pk).order_by("created_at", "pk")[:pool.players - 1])
         people = [user, *(row.user for row in others)]
         empty = pool.players - len(people) if bots else 0
