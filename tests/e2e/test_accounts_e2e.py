@@ -58,7 +58,7 @@ def test_sign_up_upload_avatar_sign_out_and_in(page: Any, console_messages: list
     page.get_by_role("link", name="Edit profile").click()
     page.wait_for_url("**/accounts/profile/")
     page.get_by_label("New picture").set_input_files(str(portrait(tmp_path / "portrait.jpg")))
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     page.wait_for_url("**/u/lovelace/")
     assert "Your profile is saved." in page.locator(".messages").inner_text()
 
@@ -109,7 +109,7 @@ def test_refused_upload_shows_the_error_beside_the_field(
     fake = tmp_path / "holiday.png"
     fake.write_text("Just some text, not a picture at all.\n" * 10)
     page.get_by_label("New picture").set_input_files(str(fake))
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     error = page.locator("#id_avatar_upload_error")
     assert "isn't a PNG, JPEG, WebP or GIF picture" in error.inner_text()
     assert page.get_by_label("New picture").get_attribute("aria-invalid") == "true"
