@@ -52,8 +52,10 @@ def session_user_id(session_key: str | None) -> int | None:
 
 # The periodic check (a table's heartbeat) asks once per session per interval, however many sockets the session
 # has open in this process: (when it was asked, whose session it was). A signal's check (signing out, a password
-# changed) always asks the database, and what it finds replaces the remembered answer.
-SESSION_CHECK_SECONDS = 15.0
+# changed) always asks the database, and what it finds replaces the remembered answer. The periodic check is for
+# what ends a session without a signal (its expiry, a row deleted by hand): a minute late is soon enough, and it
+# was a third of an idle club's server time at 15 s (bench/README.md, issue 41).
+SESSION_CHECK_SECONDS = 60.0
 _checked: dict[str, tuple[float, int | None]] = {}
 
 

@@ -272,6 +272,10 @@ class Client:
     async def sleep_until(self, moment: float) -> None:
         await asyncio.sleep(max(0.0, moment - time.perf_counter()))
 
+    async def pause(self, rng: random.Random) -> None:
+        """A person's pause between actions, cut short by the run's end (an idle club: --pace 1e6 1e6)."""
+        await self.sleep_until(min(time.perf_counter() + rng.uniform(*self.pace), self.stop))
+
     async def run(self) -> dict[str, Any]:
         cpu = 0.0
         tasks = [asyncio.ensure_future(self.table(slot)) for slot in self.slots]
@@ -357,7 +361,7 @@ class Client:
         bot = kit(game).bots["reference"]
         state = engine.load(dumped) if dumped is not None else None
         while status == "active" and state is not None and not engine.is_over(state):
-            await asyncio.sleep(rng.uniform(*self.pace))
+            await self.pause(rng)
             if self.stopping:
                 return None
             waiting = engine.must_act(state) or engine.to_act(state)
@@ -398,7 +402,7 @@ class Client:
         # Over: both ask for the rematch, a person's pause apart; every page then goes to the new match.
         gotos = [sock.expect("goto") for sock in players.values()]
         for sock in players.values():
-            await asyncio.sleep(rng.uniform(*self.pace))
+            await self.pause(rng)
             if self.stopping:
                 return None
             await sock.ws.send(json.dumps({"op": "rematch"}))
