@@ -104,7 +104,7 @@ def authorize(request: HttpRequest, scope: str | None) -> Caller:
     if wait > 0:
         # Retry-After is whole seconds (HTTP's rule); the body says the wait exactly, for a bot that paces itself.
         raise ApiError(429, "Too many requests: slow down.", {"Retry-After": str(max(1, math.ceil(wait)))},
-                       {"retry_after": round(wait, 3)})
+                       {"retry_after": math.ceil(wait * 1000) / 1000})  # never 0: rounded up to the ms
     return Caller(token, user)
 
 

@@ -173,3 +173,18 @@ def test_a_bot_has_a_bounded_number_of_open_challenges(server: Any, owner: Any, 
     reply = api.post("/api/v1/challenge/one-more", {"game": "gomori"})
     assert reply.status == 429 and "open challenges" in reply.json["error"]
     assert api.post("/api/v1/challenge/target3", {"game": "ruhd"}).status == 200  # replacing one is fine
+
+
+def test_a_wait_of_a_fraction_of_a_millisecond_is_never_said_as_zero(owner: Any,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bucket can come back a hair short of a token: the body's wait is rounded up (a bot that paces itself
+    by it would otherwise ask again at once, and be refused again)."""
+    from django.test import Client
+
+    from games.api import auth
+
+    _, key = make_bot(owner, "hair")
+    monkeypatch.setattr(auth.buckets, "take", lambda token_id: 0.0002)
+    reply = Client().get("/api/v1/account", HTTP_AUTHORIZATION=f"Bearer {key}")
+    assert reply.status_code == 429 and reply["Retry-After"] == "1"
+    assert reply.json()["retry_after"] == 0.001
