@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,34 @@ def _fast_password_hashing() -> Iterator[None]:
 
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
         yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _flush_past_a_live_server_s_last_reads() -> Iterator[None]:
+    """A transactional test's teardown empties the tables (TRUNCATE on PostgreSQL) while a live server of the test
+    (daphne in a subprocess: the e2e and API modules) may still be reading them, a closing stream's last
+    attendance, a process's pulse: PostgreSQL can then pick the flush as a deadlock's victim. The server's read
+    goes on and ends a moment later; the flush is simply made again."""
+    from django.core.management.base import CommandError
+    from django.core.management.commands import flush
+
+    handle = flush.Command.handle
+
+    def retrying(self: Any, **options: Any) -> Any:
+        for attempt in range(5):
+            try:
+                return handle(self, **options)
+            except CommandError as error:
+                if attempt == 4 or "deadlock" not in str(error.__cause__ or ""):
+                    raise
+                time.sleep(0.2 * (attempt + 1))
+        return None
+
+    flush.Command.handle = retrying  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        flush.Command.handle = handle  # type: ignore[method-assign]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
