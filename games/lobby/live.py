@@ -10,14 +10,13 @@ queries and the lists' rendering on the one database thread, ahead of the moves 
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Q
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import User, Viewer
 
 from ..models import Entrant, Match, Seat, Tournament
-from ..shared_draw import SharedDraw
+from ..shared_draw import Gathered, SharedDraw
 from ..tournaments import live as tournament_live
 from . import page
 
@@ -41,16 +40,31 @@ def _public(signed_in: bool) -> str:
 DRAWS: SharedDraw[bool, str] = SharedDraw(_public, delay=GATHER_SECONDS)
 
 
-def has_own(user: Viewer) -> bool:
-    """Whether the lobby lists anything of this person's: a match waiting or in progress, a tournament they
-    entered or made that has not ended (one query)."""
-    if not user.is_authenticated:
-        return False
+def owners(user_ids: frozenset[int]) -> set[int]:
+    """Those of these people whom the lobby lists anything of their own: a match waiting or in progress, a
+    tournament they entered or made that has not ended (three queries for any number of people)."""
+    ids = list(user_ids)
     live = (Tournament.Status.UPCOMING, Tournament.Status.RUNNING)
-    return (Seat.objects.filter(user=user, match__status__in=(Match.Status.WAITING, Match.Status.ACTIVE)).exists()
-            or Tournament.objects.filter(Q(created_by=user) | Q(pk__in=Entrant.objects.filter(user=user)
-                                                                .values("tournament_id")),
-                                         status__in=live).exists())
+    found = set(Seat.objects.filter(user_id__in=ids, match__status__in=(Match.Status.WAITING, Match.Status.ACTIVE))
+                .values_list("user_id", flat=True).distinct())
+    rest = [pk for pk in ids if pk not in found]
+    if rest:
+        found |= set(Tournament.objects.filter(created_by_id__in=rest, status__in=live)
+                     .values_list("created_by_id", flat=True).distinct())
+        rest = [pk for pk in rest if pk not in found]
+    if rest:
+        found |= set(Entrant.objects.filter(user_id__in=rest, tournament__status__in=live)
+                     .values_list("user_id", flat=True).distinct())
+    return found
+
+
+def has_own(user: Viewer) -> bool:
+    """Whether the lobby lists anything of this person's (owners(), for one person)."""
+    return user.is_authenticated and user.pk in owners(frozenset({user.pk}))
+
+
+# Every signed-in watcher asks on the same change: one read answers them all.
+OWN: Gathered[int] = Gathered(owners, delay=GATHER_SECONDS)
 
 
 def with_csrf(shared: str, csrf_token: str) -> SafeString:

@@ -50,7 +50,7 @@ class LobbyLists:
         user = self.scope["user"]
         # Asked before the pause, so that every watcher who heard the change asks for the shared drawing at the
         # same moment after it (and one drawing serves them all).
-        own = await database_sync_to_async(live.has_own)(user)
+        own = user.is_authenticated and await live.OWN.ask(user.pk)
         await asyncio.sleep(max(0.0, heard + 0.5 - loop.time()))
         if own:
             html = await database_sync_to_async(live.lists_html)(user, csrf)

@@ -4,7 +4,9 @@ or a tournament of their own gets their own; no text in a list can take the secr
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
@@ -12,6 +14,7 @@ from django.utils import timezone
 from factories import make_match, make_user
 
 from games.lobby import live
+from games.shared_draw import Gathered
 from games.tournaments import services as tournaments
 
 pytestmark = pytest.mark.django_db
@@ -58,3 +61,32 @@ def test_no_text_in_the_lists_can_take_the_place_of_the_secret() -> None:
     assert "&lt;csrf-slot&gt;" in html  # the name, escaped, stays a name
     assert html.count("my-secret") == html.count('name="csrfmiddlewaretoken"')
     assert live.with_csrf("<csrf-slot>", '"><script>') == "&quot;&gt;&lt;script&gt;"
+
+
+def test_owners_answers_for_many_people_at_once_in_three_queries(django_assert_max_num_queries: Any) -> None:
+    a_busy_lobby()
+    seated, maker, entrant, idle = (make_user(name, is_staff=name == "maker")
+                                    for name in ("seated", "maker", "entrant", "idle"))
+    make_match(creator=seated, game="ruhd", seats=("open",))
+    cup = tournaments.create_tournament(creator=maker, kind="arena", game="rummy", clock_key="3+2", minutes=30,
+                                        starts_at=timezone.now() + timedelta(hours=2))
+    tournaments.join(tournament_id=cup.pk, user=entrant)
+    with django_assert_max_num_queries(3):
+        found = live.owners(frozenset({seated.pk, maker.pk, entrant.pk, idle.pk}))
+    assert found == {seated.pk, maker.pk, entrant.pk}
+    assert [live.has_own(u) for u in (seated, maker, entrant, idle)] == [True, True, True, False]
+
+
+async def test_asks_made_together_share_one_read_and_a_later_ask_gets_a_read_of_its_own() -> None:
+    reads: list[frozenset[int]] = []
+
+    def read(keys: frozenset[int]) -> set[int]:
+        reads.append(keys)
+        return {key for key in keys if key % 2 == 0}
+
+    gathered = Gathered(read, delay=0.01)
+    answers = await asyncio.gather(*(gathered.ask(key) for key in range(6)))
+    assert answers == [True, False, True, False, True, False]
+    assert reads == [frozenset(range(6))]
+    assert await gathered.ask(7) is False and await gathered.ask(8) is True
+    assert reads[1:] == [frozenset({7}), frozenset({8})]
