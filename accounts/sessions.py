@@ -65,11 +65,20 @@ def _remember(key: str, user_id: int | None) -> None:
     _checked[key] = (time.monotonic(), user_id)
 
 
-def recent_session_user_id(session_key: str) -> int | None:
-    """session_user_id, asked at most once per SESSION_CHECK_SECONDS per session in this process."""
+def remembered(session_key: str) -> tuple[bool, int | None]:
+    """(whether this process asked within SESSION_CHECK_SECONDS, what it found): no trip to the database thread
+    for a session asked already (every socket of a table's heartbeat asks)."""
     known = _checked.get(session_key)
     if known is not None and time.monotonic() - known[0] < SESSION_CHECK_SECONDS:
-        return known[1]
+        return True, known[1]
+    return False, None
+
+
+def recent_session_user_id(session_key: str) -> int | None:
+    """session_user_id, asked at most once per SESSION_CHECK_SECONDS per session in this process."""
+    fresh, user_id = remembered(session_key)
+    if fresh:
+        return user_id
     user_id = session_user_id(session_key)
     _remember(session_key, user_id)
     return user_id
@@ -106,7 +115,9 @@ class SessionBound(AsyncWebsocketConsumer):
         owner: int | None = None
         if key is not None and event.get("ended") != key:
             if event.get("periodic"):
-                owner = await database_sync_to_async(recent_session_user_id)(key)
+                fresh, owner = remembered(key)
+                if not fresh:
+                    owner = await database_sync_to_async(recent_session_user_id)(key)
             else:
                 owner = await database_sync_to_async(session_user_id)(key)
                 _remember(key, owner)

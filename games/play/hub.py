@@ -20,13 +20,21 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from . import events
 from .news import match_group
 from .owner import LiveMatch
-from .presence import attendance
+from .presence import attendance, attendances
 from .snapshot import Change, Player, Presence, Snapshot
 from .store import commit, load
 from .tasks import raise_if_cancelled
 from .types import Line
 
 log = logging.getLogger(__name__)
+
+# Every table this process holds is looked at once per HEARTBEAT_SECONDS: its sockets' sessions checked (the end
+# of a session without a signal: expiry, a row deleted) and its presence read again (another process's sockets
+# going stale, an absent seat's wait). The tables are taken in BEAT_SLICES slices, one a tick, each slice's
+# presence in one trip and two queries: a read per table per beat was 4% of a club's server time (issue 41), and a
+# whole club's at once would stall the moves behind it.
+HEARTBEAT_SECONDS = 15.0
+BEAT_SLICES = 15
 
 
 class Writer:
@@ -80,6 +88,7 @@ class Hub:
         self.writer = Writer()
         self.channel: str | None = None
         self.reader: asyncio.Task[None] | None = None
+        self.beat: asyncio.Task[None] | None = None
         # Channels' in-memory layer serves one process: there is no other process to tell of this one's
         # changes (a tenth of a move's cost at 100 matches). The news of sync code (views, commands) still
         # comes in through the channel.
@@ -140,6 +149,38 @@ class Hub:
         finally:
             await self.drop(live)
 
+    # -- the heartbeat --------------------------------------------------------------------------
+
+    def keep_beating(self) -> None:
+        if self.beat is None or self.beat.done():
+            self.beat = self.loop.create_task(self._beat())
+
+    async def _beat(self) -> None:
+        tick = 0
+        while True:
+            raise_if_cancelled()
+            await asyncio.sleep(HEARTBEAT_SECONDS / BEAT_SLICES)
+            tick = (tick + 1) % BEAT_SLICES
+            try:
+                await self.beat_slice([live for live in self.matches.values()
+                                       if live.sockets and live.id % BEAT_SLICES == tick])
+            except Exception:
+                raise_if_cancelled()
+                log.exception("heartbeat")
+
+    async def beat_slice(self, due: list[LiveMatch]) -> None:
+        if not due:
+            return
+        taken = {live.id: live.presence_taken for live in due}
+        known = await database_sync_to_async(attendances)(list(taken))
+        for live in due:
+            if self.matches.get(live.id) is not live:
+                continue  # dropped meanwhile
+            for socket in list(live.sockets):
+                await socket.session_check({"periodic": True})
+            if live.presence_taken == taken[live.id]:  # no socket's opening or closing read it since
+                await live.refresh_presence(known=known[live.id])
+
     # -- the other processes' news ---------------------------------------------------------
 
     async def _listen(self) -> None:
@@ -198,6 +239,8 @@ class Hub:
             live.close()
         if self.reader is not None:
             self.reader.cancel()
+        if self.beat is not None:
+            self.beat.cancel()
 
 
 def commit_then_tell(changes: list[Change]) -> None:

@@ -32,12 +32,10 @@ from .page import RenderCache
 from .presence import attendance, presence_close, presence_open
 from .snapshot import Change, Player, Presence, ServiceError, Snapshot, State, Status, engine_of, state_of
 from .store import load
-from .tasks import raise_if_cancelled
 from .types import Line
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT_SECONDS = 15.0
 RELOADS = 5  # fence failures in a row before a change gives up (only under heavy contention)
 
 
@@ -87,7 +85,9 @@ class LiveMatch:
         self.arriving = 0
         self.lock = asyncio.Lock()
         self.bot_timer: asyncio.TimerHandle | None = None
-        self.heartbeat: asyncio.Task[None] | None = None
+        # How many times the presence was taken in: the hub's heartbeat leaves a read alone that a socket's
+        # opening or closing overtook (it read the rows after the heartbeat did).
+        self.presence_taken = 0
 
     @property
     def id(self) -> int:
@@ -225,8 +225,7 @@ class LiveMatch:
         self.sockets.add(socket)
         if self.bot_timer is None:
             self.schedule_bot()
-        if self.heartbeat is None:
-            self.heartbeat = asyncio.get_running_loop().create_task(self._beat())
+        self.hub.keep_beating()
         ensure_pulse()  # this process's sockets count while it lives (games.play.liveness)
 
     async def detach(self, socket: Viewer) -> None:
@@ -239,6 +238,7 @@ class LiveMatch:
                                ) -> None:
         """Show who is at the table now (`known`: the attendance just read with a socket's opening or closing)."""
         presence, watchers = known if known is not None else await database_sync_to_async(attendance)(self.id)
+        self.presence_taken += 1
         # The same rows may mean another thing as time passes (a heartbeat gone stale, an opening's grace over):
         # who is present now is compared too, so the heartbeat's refresh shows a seat turning away.
         present = present_seats(presence)
@@ -285,27 +285,11 @@ class LiveMatch:
             self.snap = replace(self.snap, seats=seats)
             await self.show_all()
 
-    async def _beat(self) -> None:
-        """Close the sockets of sessions that ended without a signal (expiry, the admin), and notice other
-        processes' sockets going stale. No write: this process's sockets count through its pulse."""
-        while True:
-            raise_if_cancelled()
-            await asyncio.sleep(HEARTBEAT_SECONDS)
-            try:
-                for socket in list(self.sockets):
-                    await socket.session_check({"periodic": True})
-                await self.refresh_presence()
-            except Exception:
-                raise_if_cancelled()
-                log.exception("heartbeat of match %s", self.id)
-
     def close(self) -> None:
         self.sockets.clear()
         if self.bot_timer is not None:
             self.bot_timer.cancel()
             self.bot_timer = None
-        if self.heartbeat is not None:
-            self.heartbeat.cancel()
 
 
 def shown_presence(presence: dict[int, Presence]) -> dict[int, tuple[Any, ...]]:

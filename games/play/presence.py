@@ -4,6 +4,7 @@ themselves."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from django.db.models import OuterRef, Subquery
@@ -20,26 +21,36 @@ def presence_of(match_id: int) -> dict[int, Presence]:
     return attendance(match_id)[0]
 
 
-def attendance(match_id: int) -> tuple[dict[int, Presence], int]:
+Attendance = tuple[dict[int, Presence], int]
+
+
+def attendance(match_id: int) -> Attendance:
     """Each seat's presence now, and how many spectators watch (two small queries)."""
+    return attendances([match_id])[match_id]
+
+
+def attendances(match_ids: Collection[int]) -> dict[int, Attendance]:
+    """attendance() of several matches in the same two queries (a process's heartbeat over the tables it holds)."""
     now = timezone.now()
     fresh_after = now - timedelta(seconds=PRESENCE_STALE_SECONDS)
-    seen: dict[int, list[datetime]] = {}
-    watchers = 0
+    ids = list(match_ids)
+    seen: dict[int, dict[int, list[datetime]]] = {match_id: {} for match_id in ids}
+    watchers = dict.fromkeys(ids, 0)
     pulse = models.Process.objects.filter(key=OuterRef("process")).values("last_seen")[:1]
-    sockets = (models.Presence.objects.filter(match_id=match_id).annotate(pulse=Subquery(pulse))
-               .values_list("seat", "last_seen", "pulse"))
-    for seat, opened, alive in sockets:
+    sockets = (models.Presence.objects.filter(match_id__in=ids).annotate(pulse=Subquery(pulse))
+               .values_list("match_id", "seat", "last_seen", "pulse"))
+    for match_id, seat, opened, alive in sockets:
         last_seen = max(opened, alive) if alive is not None else opened
         if seat is None:
-            watchers += last_seen > fresh_after
+            watchers[match_id] += last_seen > fresh_after
         else:
-            seen.setdefault(seat, []).append(last_seen)
-    out = {}
-    rows = Seat.objects.filter(match_id=match_id).values_list("index", "last_seen", "joined_at", "match__started_at")
-    for seat, left, joined, started in rows:
-        out[seat] = seat_presence(seen.get(seat, []), left, joined, started)
-    return out, watchers
+            seen[match_id].setdefault(seat, []).append(last_seen)
+    out: dict[int, dict[int, Presence]] = {match_id: {} for match_id in ids}
+    rows = (Seat.objects.filter(match_id__in=ids)
+            .values_list("match_id", "index", "last_seen", "joined_at", "match__started_at"))
+    for match_id, seat, left, joined, started in rows:
+        out[match_id][seat] = seat_presence(seen[match_id].get(seat, []), left, joined, started)
+    return {match_id: (out[match_id], watchers[match_id]) for match_id in ids}
 
 
 def seat_presence(heartbeats: list[datetime], last_seen: datetime | None, joined_at: datetime | None,
@@ -56,7 +67,7 @@ def seat_presence(heartbeats: list[datetime], last_seen: datetime | None, joined
     return Presence(heartbeat=max(heartbeats, default=None), left_at=left_at, opening_until=opening_until)
 
 
-def presence_open(*, match_id: int, seat: int | None, socket: str) -> tuple[dict[int, Presence], int]:
+def presence_open(*, match_id: int, seat: int | None, socket: str) -> Attendance:
     """A socket opened on the match: a seat's (seat None: a spectator's, counted as watching); with the table's
     attendance after it (attendance()), so that opening is one trip from the event loop. Each write commits on
     its own: a transaction over two tables could deadlock with one that locks them in the other order."""
@@ -71,7 +82,7 @@ def presence_open(*, match_id: int, seat: int | None, socket: str) -> tuple[dict
     return attendance(match_id)
 
 
-def presence_close(*, match_id: int, seat: int | None, socket: str) -> tuple[dict[int, Presence], int]:
+def presence_close(*, match_id: int, seat: int | None, socket: str) -> Attendance:
     """A socket closed; for a seat, the abandonment clock runs from now. The attendance after it, as opening."""
     models.Presence.objects.filter(socket=socket).delete()
     if seat is not None:

@@ -13,8 +13,9 @@ from django.utils import timezone
 
 from accounts import sessions
 from games.models import Presence, Process
-from games.play import liveness, owner
-from games.play.presence import attendance, presence_open
+from games.play import hub as hub_module
+from games.play import liveness
+from games.play.presence import attendance, attendances, presence_close, presence_open
 from games.play.snapshot import PRESENCE_STALE_SECONDS
 from games.play.snapshot import Presence as SeatPresence
 
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _socket_row(match: Any, seat: int | None, process: str, opened_ago: float) -> None:
-    Presence.objects.create(socket=f"s-{seat}-{process}", match=match, seat=seat, process=process,
+    Presence.objects.create(socket=f"s-{match.pk}-{seat}-{process}", match=match, seat=seat, process=process,
                             last_seen=timezone.now() - timedelta(seconds=opened_ago))
 
 
@@ -58,7 +59,7 @@ def test_opening_a_socket_writes_this_process_s_row(gomori_match: Any, monkeypat
 async def test_idle_sockets_write_nothing_of_their_own_the_process_writes_one_row(
     gomori_match: Any, alice: Any, bob: Any, carol: Any, ws_client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(owner, "HEARTBEAT_SECONDS", 0.05)
+    monkeypatch.setattr(hub_module, "HEARTBEAT_SECONDS", 0.05)
     monkeypatch.setattr(liveness, "PULSE_SECONDS", 0.05)
     for user in (alice, bob, carol, None):
         ok, _, _socket = await ws_client(gomori_match.pk, user)
@@ -103,6 +104,9 @@ class _Page:
     async def show(self, live: Any, cache: Any, **kw: Any) -> None:
         self.shown += 1
 
+    async def session_check(self, event: dict[str, Any]) -> None:
+        self.checked = event
+
 
 async def test_a_pulse_alone_redraws_no_table(gomori_match: Any) -> None:
     """The heartbeat's re-read finds newer pulses every time; the pages are drawn again only when what they show
@@ -125,6 +129,64 @@ async def test_a_pulse_alone_redraws_no_table(gomori_match: Any) -> None:
         gone = {**later, 1: SeatPresence(heartbeat=None, left_at=now)}
         await live.refresh_presence(publish=False, known=(gone, 0))
         assert page.shown == drawn + 1  # Bob left: drawn
+    finally:
+        live.sockets.discard(page)  # type: ignore[arg-type]
+        await stop()
+
+
+def test_the_attendance_of_several_tables_read_together_is_each_table_s_own(gomori_match: Any) -> None:
+    from factories import make_match, make_user
+
+    other = make_match(creator=make_user("dora"), game="rummy", seats=("open",))
+    Process.objects.create(key="alive", last_seen=timezone.now())
+    _socket_row(gomori_match, 0, "alive", opened_ago=1)
+    _socket_row(gomori_match, None, "alive", opened_ago=1)
+    _socket_row(other, 0, "alive", opened_ago=1)
+    together = attendances([gomori_match.pk, other.pk])
+    assert together == {gomori_match.pk: attendance(gomori_match.pk), other.pk: attendance(other.pk)}
+    assert together[gomori_match.pk][1] == 1 and together[other.pk][1] == 0
+    assert together[other.pk][0][0].has_socket(timezone.now())
+
+
+async def test_the_heartbeat_reads_a_slice_of_tables_in_one_trip_and_leaves_an_overtaken_read_alone(
+    gomori_match: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from games.play.hub import hub
+    from games.play.scheduler import stop
+
+    reads: list[list[int]] = []
+    real = hub_module.attendances
+
+    def counted(ids: list[int]) -> Any:
+        reads.append(sorted(ids))
+        return real(ids)
+
+    monkeypatch.setattr(hub_module, "attendances", counted)
+    live = await hub().get(gomori_match.pk)
+    assert live is not None
+    page = _Page()
+    live.sockets.add(page)  # type: ignore[arg-type]
+    try:
+        gone = {0: SeatPresence(heartbeat=None, left_at=timezone.now()),
+                1: SeatPresence(heartbeat=None, left_at=timezone.now())}
+        await live.refresh_presence(publish=False, known=(gone, 0))
+        await database_sync_to_async(presence_open)(match_id=gomori_match.pk, seat=0, socket="alice-tab")
+        await hub().beat_slice([live])
+        assert reads == [[gomori_match.pk]] and page.checked == {"periodic": True}
+        assert live.presence[0].heartbeat is not None  # the heartbeat's read taken in: Alice's socket is there
+
+        # A socket's opening reads the table after the heartbeat's read began: the older read is not shown over it.
+        real_taken = live.presence_taken
+
+        def overtaken(ids: list[int]) -> Any:
+            live.presence_taken += 1  # as if a socket opened while the heartbeat's read was on its way
+            return real(ids)
+
+        monkeypatch.setattr(hub_module, "attendances", overtaken)
+        await database_sync_to_async(presence_close)(match_id=gomori_match.pk, seat=0, socket="alice-tab")
+        await hub().beat_slice([live])
+        # Left as the newer read had it (the heartbeat's read, without Alice's socket, was not taken in).
+        assert live.presence_taken == real_taken + 1 and live.presence[0].heartbeat is not None
     finally:
         live.sockets.discard(page)  # type: ignore[arg-type]
         await stop()
