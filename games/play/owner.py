@@ -44,8 +44,8 @@ class Writer(Protocol):
 
 
 class Hub(Protocol):
-    """What a live match needs of this process's hub (games.play.hub.Hub): its writer, and its channel on the
-    layer (None until it listens; `alone`: the in-memory layer, no other process to tell)."""
+    """What a live match needs of this process's hub (games.play.hub.Hub): its writer, its channel on the
+    layer (None until it listens; `alone`: the in-memory layer, no other process to tell), and its heartbeat."""
 
     alone: bool
     channel: str | None
@@ -54,6 +54,8 @@ class Hub(Protocol):
     def writer(self) -> Writer: ...
 
     async def drop(self, live: LiveMatch) -> None: ...
+
+    def keep_beating(self) -> None: ...
 
 
 class Viewer(Protocol):
@@ -215,8 +217,9 @@ class LiveMatch:
     # -- presence --------------------------------------------------------------------------
 
     async def arrive(self, socket: Viewer) -> None:
-        """A socket is about to open: its presence is recorded (a seat's, or a spectator's in the count of those
-        watching) and shown to the others first, so whoever connects next sees it."""
+        """A socket is opening (accepted, its first page not sent yet): its presence is recorded (a seat's, or a
+        spectator's in the count of those watching) and shown to the others first, so whoever connects next sees
+        it."""
         await self.refresh_presence(known=await database_sync_to_async(presence_open)(
             match_id=self.id, seat=socket.seat, socket=socket.channel_name))
 

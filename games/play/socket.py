@@ -116,7 +116,6 @@ class MatchConsumer(ChatSocket, SessionBound):
         self.own_seat = held.index if held is not None and held.left else None
         self.notice: tuple[Any, ...] | None = None
         self.rematch_url: str | None = None
-        self.muted = await database_sync_to_async(muted_by)(match_id=self.match_id, user_id=self.user_id)
         if not live.snap.may_watch(self.user_id, code):
             await self.close(code=CLOSE_FORBIDDEN)
             return
@@ -124,10 +123,15 @@ class MatchConsumer(ChatSocket, SessionBound):
         self.late: tuple[str, float] | None = None  # a lost slap's message and until when it stays up
         self.page = SocketPage()
         self.bucket = TokenBucket()
+        # Accepted as soon as the answer is known, before the rest is read and written: daphne drops a handshake
+        # not answered within 5 s, and a busy process's database thread has a queue (at N=1000 a third of the
+        # sockets were dropped and opened again, and their reopenings fed the queue: issue 41). No frame of this
+        # socket is handled before connect returns (Channels dispatches its messages one at a time).
+        await self.accept()
+        self.muted = await database_sync_to_async(muted_by)(match_id=self.match_id, user_id=self.user_id)
         await self.join_user_group()
         self.live = live
         await live.arrive(self)
-        await self.accept()
         live.attach(self)
         # The chat panel comes with the page, in the one message a page opens with.
         await self.show(live, live.render_cache(), full=True, extra=await self.chat_panel())

@@ -62,8 +62,9 @@ async def test_idle_sockets_write_nothing_of_their_own_the_process_writes_one_ro
     monkeypatch.setattr(hub_module, "HEARTBEAT_SECONDS", 0.05)
     monkeypatch.setattr(liveness, "PULSE_SECONDS", 0.05)
     for user in (alice, bob, carol, None):
-        ok, _, _socket = await ws_client(gomori_match.pk, user)
+        ok, _, socket = await ws_client(gomori_match.pk, user)
         assert ok
+        await socket.receive_from(timeout=5)  # the first page: the socket has opened (its row written)
 
     def rows() -> tuple[dict[str, Any], list[Any]]:
         return (dict(Presence.objects.values_list("socket", "last_seen")),
