@@ -37,7 +37,16 @@ def _public(signed_in: bool) -> str:
     return lists_html(NOBODY_SIGNED_IN if signed_in else AnonymousUser(), CSRF_SLOT)
 
 
-DRAWS: SharedDraw[bool, str] = SharedDraw(_public, delay=GATHER_SECONDS)
+def _public_both(_: None = None) -> dict[bool, str]:
+    """_public for the signed in and the signed out, from one read of the lists: they are the same lists (no
+    Join is refused to someone with nothing of their own); only the tournaments' buttons differ."""
+    lists = page.lists_html(AnonymousUser(), CSRF_SLOT)
+    return {signed_in: lists + tournament_live.lobby_html(NOBODY_SIGNED_IN if signed_in else AnonymousUser(),
+                                                          CSRF_SLOT)
+            for signed_in in (False, True)}
+
+
+DRAWS: SharedDraw[None, dict[bool, str]] = SharedDraw(_public_both, delay=GATHER_SECONDS)
 
 
 def owners(user_ids: frozenset[int]) -> set[int]:

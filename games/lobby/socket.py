@@ -55,6 +55,6 @@ class LobbyLists:
         if own:
             html = await database_sync_to_async(live.lists_html)(user, csrf)
         else:  # the same lists as every other such watcher: drawn once for all of them (games.lobby.live)
-            _, shared = await live.DRAWS.get(user.is_authenticated)
-            html = live.with_csrf(shared, csrf)
+            _, shared = await live.DRAWS.get(None)
+            html = live.with_csrf(shared[user.is_authenticated], csrf)
         await self.send(text_data=html)

@@ -38,6 +38,7 @@ def test_the_shared_drawing_is_exactly_each_watcher_s_own_with_their_csrf_secret
     assert live.with_csrf(shared, "secret-1") == live.lists_html(watcher, "secret-1")
     assert live.with_csrf(live._public(False), "secret-2") == live.lists_html(AnonymousUser(), "secret-2")
     assert "Join" in shared and "secret" not in shared
+    assert live._public_both() == {True: shared, False: live._public(False)}  # the sockets' one drawing of both
 
 
 def test_a_person_with_a_match_or_a_tournament_of_their_own_gets_their_own_drawing() -> None:
