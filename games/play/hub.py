@@ -176,10 +176,14 @@ class Hub:
         for live in due:
             if self.matches.get(live.id) is not live:
                 continue  # dropped meanwhile
-            for socket in list(live.sockets):
-                await socket.session_check({"periodic": True})
-            if live.presence_taken == taken[live.id]:  # no socket's opening or closing read it since
-                await live.refresh_presence(known=known[live.id])
+            try:  # one table's trouble is its own: the slice's other tables beat on
+                for socket in list(live.sockets):
+                    await socket.session_check({"periodic": True})
+                if live.presence_taken == taken[live.id]:  # no socket's opening or closing read it since
+                    await live.refresh_presence(known=known[live.id])
+            except Exception:
+                raise_if_cancelled()
+                log.exception("heartbeat of match %s", live.id)
 
     # -- the other processes' news ---------------------------------------------------------
 
