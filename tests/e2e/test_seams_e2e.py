@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -335,7 +336,8 @@ def test_the_claim_counts_down_to_one_deadline_then_opens_and_the_ending_is_bobs
 ) -> None:
     alice, bob = person("alice", "Alice"), person("bob", "Bob")
     match = moved_once_each(gomori_between(alice, bob), {0: alice, 1: bob})
-    left_a_while_ago(match, 1, seconds_left=6)
+    left_a_while_ago(match, 1, seconds_left=8)
+    deadline_set = time.monotonic()
     tab = signed_in(browser, asgi_server, alice, DESKTOP)
     try:
         tab.goto(f"/m/{match.pk}/")
@@ -352,12 +354,15 @@ def test_the_claim_counts_down_to_one_deadline_then_opens_and_the_ending_is_bobs
                 "n => [n.querySelector('.countdown') ? n.querySelector('.countdown').textContent : '0',"
                 " [...n.querySelectorAll('[data-claim-button]')].some(b => !b.disabled)]")
             left = int(shown)
+            if not seen:  # the page shows the deadline as it stands when read, however slow the machine
+                waited = time.monotonic() - deadline_set
+                assert 8 - waited - 1 <= left <= 8, (left, waited)
             seen.append(left)
             if left == 0:
                 break
             assert not live_buttons, f"the buttons are live with {left} s to go"
             tab.wait_for_timeout(300)
-        assert seen == sorted(seen, reverse=True) and 4 <= seen[0] <= 6, seen  # it never jumps back
+        assert seen == sorted(seen, reverse=True), seen  # it never jumps back
         assert notice.locator(".claim-open").is_visible()
         assert "You may claim the match now." in notice.inner_text() and "in 0 s" not in notice.inner_text()
         said = notice.evaluate("n => n.textContent")  # what any reader of the page gets, not only the eye

@@ -264,7 +264,7 @@ def test_older_pages_follow_the_last_row_read_without_overlap_or_gap(club: Club,
         Match.objects.filter(pk__in=[m.pk for m in newer]).delete()
 
 
-def test_a_position_reads_back_exactly_and_anything_else_is_ignored() -> None:
+def test_a_position_reads_back_exactly_and_anything_else_is_ignored(club: Club) -> None:
     moment = dt.datetime(2026, 3, 29, 1, 59, 59, 999_999, tzinfo=dt.UTC)
     assert rows.parse_position(rows.position_text(moment, 42)) == (moment, 42)
     for junk in ("", None, "12", "a-1", "1-b", "-1-2", "1" * 40 + "-1", "1-2-3"):
