@@ -122,6 +122,8 @@ class LiveTable(Protocol):
 
     async def chat(self, line: Line, *, publish: bool = True) -> None: ...
 
+    async def recent_chat(self, room: str) -> list[Line]: ...
+
 
 class ChatSocket(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ships no types
     """A match socket's part in the chat: its room, the lines it posts and is shown, the people it muted."""
@@ -192,7 +194,10 @@ class ChatSocket(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ship
         none for the players of a match that can never seat two people (Columbo solo, a person against bots)."""
         if self.room == "players" and self.live is not None and not seats_two_people(self.live.snap):
             return '<section id="chat" class="chat" aria-label="Chat" hidden></section>'
-        lines = await database_sync_to_async(recent)(match_id=self.match_id, room=self.room, muted=self.muted)
+        if self.live is not None and not self.muted:  # the live copy keeps the lines everyone is shown
+            lines = await self.live.recent_chat(self.room)
+        else:
+            lines = await database_sync_to_async(recent)(match_id=self.match_id, room=self.room, muted=self.muted)
         return render_fragment("chat", {
             "lines": lines, "room": self.room, "me": self.user_id, "muted": self.muted, "max": MAX_LENGTH})
 

@@ -5,7 +5,7 @@ change goes through `change`, one at a time (its lock): decided on the snapshot 
 the version as the fence (the hub's Writer, batched with the other matches' changes that arrived meanwhile),
 then shown to this process's sockets and announced (games.play.news). A change whose fence fails (another
 process came first) reloads the match and is decided again. Presence lives beside the match
-(games.play.presence), beaten by one task per held match.
+(games.play.presence), read again for all the process's tables by the hub's heartbeat (games.play.hub).
 """
 
 from __future__ import annotations
@@ -25,11 +25,12 @@ from django.utils import timezone
 from ..engines.base import Engine, View
 from ..layers import send_to_others
 from .bot_accounts import takeover_bot
+from .chat import HISTORY, recent
 from .decide import Decider, decide_bot_turn, decide_stats, decide_timeout
 from .liveness import ensure_pulse
 from .news import announce, match_group, readers_group, readers_listen
 from .page import RenderCache
-from .presence import attendance, presence_close, presence_open
+from .presence import Attendance, attendance, presence_close, presence_open
 from .snapshot import Change, Player, Presence, ServiceError, Snapshot, State, Status, engine_of, state_of
 from .store import load
 from .types import Line
@@ -90,6 +91,11 @@ class LiveMatch:
         # How many times the presence was taken in: the hub's heartbeat leaves a read alone that a socket's
         # opening or closing overtook (it read the rows after the heartbeat did).
         self.presence_taken = 0
+        # Each chat room's last lines (games.play.chat.recent), read once and kept with the lines said since, so
+        # that an opening page's chat panel costs no query; `chat_said` counts the lines said and hidden, so that
+        # a read overtaken by one is not kept.
+        self.chat_lines: dict[str, list[Line]] = {}
+        self.chat_said = 0
 
     @property
     def id(self) -> int:
@@ -219,9 +225,20 @@ class LiveMatch:
     async def arrive(self, socket: Viewer) -> None:
         """A socket is opening (accepted, its first page not sent yet): its presence is recorded (a seat's, or a
         spectator's in the count of those watching) and shown to the others first, so whoever connects next sees
-        it."""
-        await self.refresh_presence(known=await database_sync_to_async(presence_open)(
-            match_id=self.id, seat=socket.seat, socket=socket.channel_name))
+        it. A process alone (the in-memory layer: no other process has sockets here) knows what the opening
+        changed without reading the attendance back; with others, it reads it (theirs may have changed too)."""
+        alone = self.hub.alone
+        known = await database_sync_to_async(presence_open)(
+            match_id=self.id, seat=socket.seat, socket=socket.channel_name, read_back=not alone)
+        await self.refresh_presence(known=known if known is not None else self.opened(socket.seat))
+
+    def opened(self, seat: int | None) -> Attendance:
+        """The attendance after a socket opened here: its seat here from now (as presence_open wrote), or one
+        more spectator watching."""
+        if seat is None:
+            return self.presence, self.watchers + 1
+        now = timezone.now()
+        return {**self.presence, seat: Presence(heartbeat=now, left_at=now)}, self.watchers
 
     def attach(self, socket: Viewer) -> None:
         """The socket is open: it is shown every change from now on."""
@@ -233,8 +250,12 @@ class LiveMatch:
 
     async def detach(self, socket: Viewer) -> None:
         self.sockets.discard(socket)
-        await self.refresh_presence(known=await database_sync_to_async(presence_close)(
-            match_id=self.id, seat=socket.seat, socket=socket.channel_name))
+        # A spectator's leaving, alone, is one watcher fewer; a seat's is read back (another socket of the seat,
+        # a page or a bot's stream, may still be open).
+        counted = self.hub.alone and socket.seat is None
+        known = await database_sync_to_async(presence_close)(
+            match_id=self.id, seat=socket.seat, socket=socket.channel_name, read_back=not counted)
+        await self.refresh_presence(known=known if known is not None else (self.presence, max(0, self.watchers - 1)))
         await self.hub.drop(self)
 
     async def refresh_presence(self, publish: bool = True, known: tuple[dict[int, Presence], int] | None = None,
@@ -257,8 +278,30 @@ class LiveMatch:
                 await send_to_others(match_group(self.id), {"type": "match.presence", "id": self.id}, self.hub.channel)
         await self.show_all()
 
+    async def recent_chat(self, room: str) -> list[Line]:
+        """The room's last lines, oldest first (games.play.chat.recent, for a viewer who muted nobody)."""
+        lines = self.chat_lines.get(room)
+        if lines is None:
+            said = self.chat_said
+            lines = await database_sync_to_async(recent)(match_id=self.id, room=room, muted=frozenset())
+            if said == self.chat_said:
+                self.chat_lines[room] = lines
+        return list(lines)
+
+    def forget_chat(self) -> None:
+        """The kept lines are read again (a line hidden, a name changed)."""
+        self.chat_lines.clear()
+        self.chat_said += 1
+
     async def chat(self, line: Line, *, publish: bool = True) -> None:
         """A chat line: to this process's sockets in its room, and to the other processes holding the match."""
+        self.chat_said += 1
+        kept = self.chat_lines.get(line.room)
+        if kept is not None and all(other.id != line.id for other in kept):
+            # In id order, as read: with several processes a line may arrive after a later one was read.
+            kept.append(line)
+            kept.sort(key=lambda said: said.id)
+            del kept[:-HISTORY]
         for socket in list(self.sockets):
             with contextlib.suppress(Exception):
                 await socket.chat_line(line)
@@ -275,6 +318,7 @@ class LiveMatch:
                     await send_to_others(match_group(self.id), message, self.hub.channel)
 
     async def chat_hidden(self, line_id: int) -> None:
+        self.forget_chat()
         for socket in list(self.sockets):
             with contextlib.suppress(Exception):
                 await socket.chat_hidden(line_id)
@@ -285,6 +329,7 @@ class LiveMatch:
             return
         async with self.lock:
             seats = tuple(replace(s, player=player) if s.user_id == player.user_id else s for s in self.snap.seats)
+            self.forget_chat()
             self.snap = replace(self.snap, seats=seats)
             await self.show_all()
 

@@ -67,10 +67,11 @@ def seat_presence(heartbeats: list[datetime], last_seen: datetime | None, joined
     return Presence(heartbeat=max(heartbeats, default=None), left_at=left_at, opening_until=opening_until)
 
 
-def presence_open(*, match_id: int, seat: int | None, socket: str) -> Attendance:
+def presence_open(*, match_id: int, seat: int | None, socket: str, read_back: bool = True) -> Attendance | None:
     """A socket opened on the match: a seat's (seat None: a spectator's, counted as watching); with the table's
-    attendance after it (attendance()), so that opening is one trip from the event loop. Each write commits on
-    its own: a transaction over two tables could deadlock with one that locks them in the other order."""
+    attendance after it (attendance()), so that opening is one trip from the event loop; without `read_back`,
+    None (the caller knows what its opening changed). Each write commits on its own: a transaction over two
+    tables could deadlock with one that locks them in the other order."""
     now = timezone.now()
     pulse_if_due()
     models.Presence.objects.bulk_create(
@@ -79,14 +80,14 @@ def presence_open(*, match_id: int, seat: int | None, socket: str) -> Attendance
     )
     if seat is not None:
         Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=now)
-    return attendance(match_id)
+    return attendance(match_id) if read_back else None
 
 
-def presence_close(*, match_id: int, seat: int | None, socket: str) -> Attendance:
+def presence_close(*, match_id: int, seat: int | None, socket: str, read_back: bool = True) -> Attendance | None:
     """A socket closed; for a seat, the abandonment clock runs from now. The attendance after it, as opening."""
     models.Presence.objects.filter(socket=socket).delete()
     if seat is not None:
         Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=timezone.now())
-    return attendance(match_id)
+    return attendance(match_id) if read_back else None
 
 

@@ -195,3 +195,43 @@ async def test_a_table_that_can_never_seat_two_people_has_no_players_chat_and_of
     await mine.receive_from(timeout=5)
     fresh = await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).rematch_id)()
     assert fresh is not None
+
+
+async def test_pages_opening_on_a_table_share_one_read_of_each_room_and_see_every_line_since(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any, monkeypatch: Any
+) -> None:
+    from games.play import owner
+    from games.play.hub import hub
+    from games.play.types import Line
+
+    chat.throttle.buckets.clear()
+    reads: list[str] = []
+    real = owner.recent
+
+    def counted(**kw: Any) -> list[Line]:
+        reads.append(kw["room"])
+        return real(**kw)
+
+    monkeypatch.setattr(owner, "recent", counted)
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    (black,) = await opened(ws_client, match.pk, alice)
+    (red,) = await opened(ws_client, match.pk, bob)
+    (watcher,) = await opened(ws_client, match.pk, carol)
+    for socket in (black, red):
+        await socket.settle(0.2)  # the pages redrawn with the spectator come first
+    await black.send_to(text_data=say("first"))
+    for socket in (black, red):
+        assert "first" in section(await socket.receive_from(timeout=5), "chat")
+    # Another process's line, told after a later one was read here: it takes its place by id.
+    live = await hub().get(match.pk)
+    assert live is not None
+    said = await database_sync_to_async(ChatMessage.objects.get)()
+    await live.chat(Line(said.pk - 1, bob.pk, "Bob", "from elsewhere", "players"), publish=False)
+    await live.chat(Line(said.pk, alice.pk, "Alice", "first", "players"), publish=False)  # told twice: kept once
+    (again,) = await opened(ws_client, match.pk, bob)
+    (another,) = await opened(ws_client, match.pk, None)
+    panel = section(again.page.html(), "chat")
+    assert panel.index("from elsewhere") < panel.index("first") and panel.count(">first<") <= 1
+    assert panel.count("first") == 1
+    assert "Spectators’ chat" in section(another.page.html(), "chat")
+    assert reads == ["players", "spectators"]

@@ -191,3 +191,36 @@ async def test_the_heartbeat_reads_a_slice_of_tables_in_one_trip_and_leaves_an_o
     finally:
         live.sockets.discard(page)  # type: ignore[arg-type]
         await stop()
+
+
+async def test_alone_an_opening_is_shown_without_reading_the_attendance_back_and_equals_the_read(
+    ws_client: Any, gomori_match: Any, alice: Any, carol: Any, monkeypatch: Any
+) -> None:
+    """In one process (the in-memory layer) a socket's opening writes its row and takes what it changed (its
+    seat here, one more spectator) without the two queries of the attendance; what the table shows is what a
+    read would show."""
+    from games.play import owner
+    from games.play.hub import hub
+    from games.play.owner import present_seats, shown_presence
+
+    reads: list[int] = []
+    real = owner.attendance
+    monkeypatch.setattr(owner, "attendance", lambda match_id: reads.append(match_id) or real(match_id))
+    ok, _, seat = await ws_client(gomori_match.pk, alice)
+    assert ok
+    ok, _, watcher = await ws_client(gomori_match.pk, carol)
+    assert ok
+    await seat.settle(0.2)
+    await watcher.settle(0.2)
+    live = await hub().get(gomori_match.pk)
+    assert live is not None and reads == []
+    presence, watchers = await database_sync_to_async(attendance)(gomori_match.pk)
+    assert watchers == live.watchers == 1
+    assert live.present == present_seats(presence) and 0 in live.present
+    assert shown_presence(live.presence) == shown_presence(presence)
+    await watcher.disconnect()
+    for _ in range(50):
+        if live.watchers == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert live.watchers == 0 == (await database_sync_to_async(attendance)(gomori_match.pk))[1]
