@@ -72,16 +72,17 @@ def apply_cue(waiting: dict[int, Waiting], cue: dict[str, Any], *, besides: int 
 def unopened_pairing(user: Viewer, *, besides: int | None = None) -> Match | None:
     """The clocked match this person was just seated at (their board, claimed in the last minute) whose page they
     have never opened (no socket of theirs wrote their seat's last_seen), unless it is `besides`: a page opening
-    now goes there, as the frame it missed while loading would have sent it (one query)."""
+    now goes there, as the frame it missed while loading would have sent it (one query, two when there is one)."""
     if not user.is_authenticated:
         return None
     since = timezone.now() - timedelta(seconds=UNOPENED_PAIRING_SECONDS)
     boards = Board.objects.filter(user_id=user.pk, since__gte=since, match__status=Match.Status.ACTIVE)
     if besides is not None:
         boards = boards.exclude(match_id=besides)
-    board = (boards.filter(match__seats__user_id=user.pk, match__seats__last_seen__isnull=True)
-             .select_related("match").first())
-    return board.match if board is not None else None
+    # The match's id first (a person has one board): the whole match is read only when there is one to go to.
+    found = list(boards.filter(match__seats__user_id=user.pk, match__seats__last_seen__isnull=True)
+                 .values_list("match_id", flat=True).order_by()[:1])
+    return next(iter(Match.objects.filter(pk__in=found)), None) if found else None
 
 
 # How recent an accepted challenge must be for a lobby that opens to go to its match (games.notify.consumer).
