@@ -217,6 +217,7 @@ async def test_pages_opening_on_a_table_share_one_read_of_each_room_and_see_ever
     (black,) = await opened(ws_client, match.pk, alice)
     (red,) = await opened(ws_client, match.pk, bob)
     (watcher,) = await opened(ws_client, match.pk, carol)
+    assert "Spectators’ chat" in section(watcher.page.html(), "chat")
     for socket in (black, red):
         await socket.settle(0.2)  # the pages redrawn with the spectator come first
     await black.send_to(text_data=say("first"))
