@@ -24,7 +24,10 @@ def _make_table(tournament: Tournament, entrants: list[Entrant], *, round: int, 
     """One tournament match, full and dealt, in the caller's transaction; its entrants are no longer free."""
     match = create_table(game=tournament.game, people=[e.user for e in entrants], clock=tournament.clock,
                          rated=tournament.rated, is_public=not tournament.is_private)
-    TournamentGame.objects.create(tournament=tournament, match=match, round=round, created_at=now)
+    # Stamped when made: `now` may have been read before the lock was taken, and a player freed meanwhile would
+    # seem seated before their last match ended.
+    TournamentGame.objects.create(tournament=tournament, match=match, round=round,
+                                  created_at=max(now, timezone.now()))
     ids = [e.pk for e in entrants]
     claimed = Entrant.objects.filter(pk__in=ids, match__isnull=True).update(match=match)
     if claimed != len(ids):  # cannot happen under the lock: never seat anyone twice
