@@ -30,7 +30,7 @@ from .decide import Decider, decide_bot_turn, decide_stats, decide_timeout
 from .liveness import ensure_pulse
 from .news import announce, match_group, readers_group, readers_listen
 from .page import RenderCache
-from .presence import Attendance, attendance, presence_close, presence_open
+from .presence import Attendance, attendance, presence_close, presence_open, seat_presence
 from .snapshot import Change, Player, Presence, ServiceError, Snapshot, State, Status, engine_of, state_of
 from .store import load
 from .types import Line
@@ -238,7 +238,7 @@ class LiveMatch:
         if seat is None:
             return self.presence, self.watchers + 1
         now = timezone.now()
-        return {**self.presence, seat: Presence(heartbeat=now, left_at=now)}, self.watchers
+        return {**self.presence, seat: seat_presence([now], now, None, None)}, self.watchers
 
     def attach(self, socket: Viewer) -> None:
         """The socket is open: it is shown every change from now on."""
