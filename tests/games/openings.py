@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import playing
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from games.engines import get_engine
 from games.models import Match
 from games.play.decide import abort_allowed
 from games.play.store import load
+
+
+def bot_moves(match: Any) -> None:
+    """The bot due next acts, once its pause (settings.GAMES_BOT_DELAY) is over: waited for here, not
+    spun on, so a fast machine does not use up the callers' tries before the bot may move."""
+    due = Match.objects.values_list("bot_due_at", flat=True).get(pk=match.pk)
+    if due is not None and due > timezone.now():
+        time.sleep(max(0.0, (due - timezone.now()).total_seconds()) + 0.01)
+    playing.bot_turn(match_id=match.pk, expected_version=match.version)
 
 
 def play_openings(match: Any) -> Any:
@@ -26,7 +37,7 @@ def play_openings(match: Any) -> Any:
         persons = {s.index: s.player for s in snap.seats if s.is_person}
         seat = next((i for i in engine.must_act(state) if i in persons), None)
         if seat is None:
-            playing.bot_turn(match_id=match.pk, expected_version=match.version)
+            bot_moves(match)
             continue
         user = get_user_model().objects.get(pk=persons[seat].user_id)
         playing.act(match_id=match.pk, user=user, seat=seat, action=engine.legal_actions(state, seat)[0],
@@ -48,7 +59,7 @@ def opened_on_turn(match: Any, seat: int) -> Any:
         mover = waiting[0]
         holder = snap.seats[mover]
         if holder.is_bot:
-            playing.bot_turn(match_id=match.pk, expected_version=match.version)
+            bot_moves(match)
         else:
             user = get_user_model().objects.get(pk=holder.player.user_id)
             playing.act(match_id=match.pk, user=user, seat=mover, action=engine.legal_actions(state, mover)[0],
