@@ -194,3 +194,35 @@ def test_the_tournament_page_tells_an_entrant_seated_elsewhere_why_they_wait() -
     assert ("<strong>You are playing in a match of Gomori:</strong> this tournament pairs you again when that match"
             " ends.") in page
     assert "this tournament pairs you again" not in client_for(ben).get(t.get_absolute_url()).content.decode()
+
+
+def test_a_swiss_round_refused_by_the_gate_at_its_claim_is_paired_at_the_next_tick_without_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another road seats an entrant between the pairing's look at the boards and its claim (holders() is made to
+    miss it here, as a race would): the round is not paired half, the tick goes on to the other tournaments, and
+    the next tick pairs the round without the one seated elsewhere."""
+    staff = make_user("swiss_staff", is_staff=True)
+    swiss = services.create_tournament(creator=staff, kind="swiss", game="gomori", clock_key="5+3", rounds=3,
+                                       starts_at=timezone.now(), table_size=2)
+    ann, ben, cat, dan = person("ann"), person("ben"), person("cat"), person("dan")
+    for user in (ann, ben, cat, dan):
+        services.join(tournament_id=swiss.pk, user=user)
+    other = arena(name="Later Arena")
+    eve, fay = person("eve"), person("fay")
+    for user in (eve, fay):
+        services.join(tournament_id=other.pk, user=user)
+    create_table(game="gomori", people=[dan], bots=("reference",), clock=LIVE)
+    real_holders = boards.holders
+    monkeypatch.setattr(boards, "holders", lambda user_ids: set())
+    services.tick()  # must not raise
+    swiss.refresh_from_db()
+    assert swiss.status == Tournament.Status.UPCOMING and swiss.round == 0  # nothing of the round was written
+    assert not Entrant.objects.filter(tournament=swiss, match__isnull=False).exists()
+    assert Board.objects.filter(user=dan).count() == 1  # dan is at his one board only
+    assert Entrant.objects.get(tournament=other, user=eve).match is not None  # the tick went on to the arena
+    monkeypatch.setattr(boards, "holders", real_holders)
+    services.tick()
+    swiss.refresh_from_db()
+    assert swiss.status == Tournament.Status.RUNNING and swiss.round == 1
+    seated = {u for u in (ann, ben, cat, dan) if Board.objects.filter(user=u, match__tournament_game__tournament=swiss)}
+    assert dan not in seated and len(seated) == 2

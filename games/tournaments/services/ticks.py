@@ -4,6 +4,7 @@ finish), and the runner's tick that every process runs each second."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime
 
 from django.db import transaction
@@ -120,8 +121,21 @@ def tick(now: datetime | None = None) -> int:
     due = list(Tournament.objects.filter(status=Tournament.Status.UPCOMING, starts_at__lte=now)
                .values_list("pk", flat=True))
     for tournament_id in due:
-        start(tournament_id, now=now)
+        _step(start, tournament_id, now)
     running = list(Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("pk", flat=True))
     for tournament_id in running:
-        settle(tournament_id, now=now)
+        _step(settle, tournament_id, now)
     return len(due) + len(running)
+
+
+def _step(step: Callable[..., None], tournament_id: int, now: datetime) -> None:
+    """One tournament's step of the tick; its trouble is its own, and the tick goes on to the others."""
+    try:
+        step(tournament_id, now=now)
+    except ServiceError as error:
+        # The gate refused a table: another road seated an entrant between the pairing's look at the boards and
+        # its claim. A Swiss round is paired whole or not at all (its plan is global), so it rolled back and the
+        # next tick pairs it again, without them.
+        log.info("tournament %s: pairing refused (%s); paired again at the next tick", tournament_id, error)
+    except Exception:
+        log.exception("tournament %s: its step of the tick failed", tournament_id)
