@@ -105,8 +105,7 @@ def rebuild(tournament_id: int) -> int:
         if tournament.kind == Tournament.Kind.SWISS:
             store_tiebreaks(tournament)
         if tournament.status == Tournament.Status.FINISHED:
-            for place, entrant in enumerate(ordered(tournament), start=1):
-                Entrant.objects.filter(pk=entrant.pk).update(place=place)
+            place_finished(tournament)
         after_commit(lambda: news.changed(tournament_id))
     return len(changed)
 
@@ -124,6 +123,15 @@ def tournaments_of_match(match_ids: Iterable[int]) -> list[int]:
 def counted_games(sheet: list[dict[str, Any]]) -> int:
     """How many counted games a sheet holds (a bye is a result, not a game)."""
     return sum(1 for line in sheet if line.get("m"))
+
+
+def place_finished(tournament: Tournament) -> None:
+    """The final places, by the tournament's order (at its end, and again whenever it is rebuilt): an entrant with no
+    counted game has none (nobody is placed for games they never played, or whose only game was annulled)."""
+    placed = [entrant for entrant in ordered(tournament) if counted_games(entrant.sheet)]
+    for place, entrant in enumerate(placed, start=1):
+        Entrant.objects.filter(pk=entrant.pk).update(place=place)
+    Entrant.objects.filter(tournament=tournament).exclude(pk__in=[e.pk for e in placed]).update(place=None)
 
 
 def ordered(tournament: Tournament) -> list[Entrant]:

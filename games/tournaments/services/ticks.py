@@ -18,7 +18,7 @@ from ...play.snapshot import ServiceError
 from .. import news
 from .base import after_commit, ends_at, get_tournament, lock
 from .pairing import announce, pair_arena, pair_swiss_round
-from .scoring import counted_games, ordered, store_tiebreaks
+from .scoring import place_finished, store_tiebreaks
 
 log = logging.getLogger(__name__)
 
@@ -108,9 +108,7 @@ def _finish(tournament: Tournament, now: datetime) -> None:
     (nobody is placed for games they never played)."""
     tournament.status, tournament.finished_at = Tournament.Status.FINISHED, now
     tournament.save(update_fields=["status", "finished_at"])
-    placed = [entrant for entrant in ordered(tournament) if counted_games(entrant.sheet)]
-    for place, entrant in enumerate(placed, start=1):
-        Entrant.objects.filter(pk=entrant.pk).update(place=place)
+    place_finished(tournament)
     after_commit(news.lists_changed)
 
 

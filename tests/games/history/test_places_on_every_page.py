@@ -79,6 +79,8 @@ def test_every_page_says_the_person_lost(tie: tuple[Match, Any]) -> None:
 
     profile = text_of(client.get(reverse("profile", args=["alice"])).content.decode())
     assert "Won · lost · drawn 0 · 1 · 0" in profile
+    # Ruhd's best single tile is named as points, never as a rank ("Best placement 5").
+    assert re.search(r"Best tile \d+ points?", profile) and "Best placement" not in profile
 
     board = text_of(client.get(reverse("leaderboard") + "?game=ruhd").content.decode())
     line = board.split("Provisional ratings")[1].split("Alice")[1]  # her line (the header names her too)

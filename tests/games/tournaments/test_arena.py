@@ -4,6 +4,7 @@ rebuilding the standings from the matches. Time is injected (`now`) where the ru
 
 from __future__ import annotations
 
+import io
 import re
 from datetime import timedelta
 from typing import Any
@@ -267,6 +268,10 @@ def test_a_podium_is_earned_a_recorded_zero_ranks_above_no_result_and_nobody_is_
     page = Client().get(f"/tournaments/{t.pk}/").content.decode()
     podium = re.search(r'<ol class="podium">.*?</ol>', page, re.S)
     assert podium is not None and re.findall(r'data-user="(\w+)"', podium.group(0)) == [played.user.username]
+    # Rebuilt (an annulment elsewhere, the admin's action, manage.py rebuild_tournament): the same places.
+    call_command("rebuild_tournament", str(t.pk), stdout=io.StringIO())
+    places = dict(Entrant.objects.filter(tournament=t).values_list("user_id", "place"))
+    assert places == {played.user_id: 1, idle.user_id: None}
 
 
 def test_an_arena_in_which_nobody_played_says_so_instead_of_a_podium() -> None:
