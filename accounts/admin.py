@@ -16,6 +16,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db.models import QuerySet
 from django.db.models.fields.files import FieldFile
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
@@ -197,8 +198,6 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     @admin.action(description="Revoke the selected tokens")
     def revoke_tokens(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
-        from django.utils import timezone
-
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         messages.success(request, f"Revoked {count} token(s).")
 

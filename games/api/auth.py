@@ -18,6 +18,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.models import ApiToken, User
@@ -111,7 +112,9 @@ def authorize(request: HttpRequest, scope: str | None) -> Caller:
 def read_body(request: HttpRequest) -> Any:
     """The request's JSON body ({} when empty); ApiError 413 when too long, 400 when not JSON."""
     limit = int(settings.GAMES_API_BODY_BYTES)
-    length = request.headers.get("Content-Length", "")
+    length = request.headers.get("Content-Length", "").strip()
+    if length and not length.isdigit():  # daphne refuses it first; another server may pass it on to Django
+        raise ApiError(400, "The Content-Length header is not a number of bytes.")
     if length.isdigit() and int(length) > limit:
         raise ApiError(413, f"The request body is too long: at most {limit} bytes.")
     try:
@@ -171,7 +174,6 @@ def api_async(scope: str | None, *, methods: tuple[str, ...] = ("GET",)) -> Call
 def not_found(request: HttpRequest, path: str = "") -> HttpResponse:
     """Any other address under /api/v1/: JSON, as every answer of the API (with a hint for a trailing slash, the
     commonest slip: the API's addresses end without one)."""
-    from django.urls import Resolver404, resolve
 
     if path.endswith("/"):
         try:

@@ -30,11 +30,13 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.sessions import notices_group
 
 from ..models import Challenge, Match
+from ..play.chat import recent
 from ..play.liveness import ensure_pulse
 from ..play.news import match_group, readers_group
 from ..play.presence import presence_close, presence_open
@@ -44,6 +46,7 @@ from .auth import ApiError, Caller, authorize, error_response
 from .outlet import Outlet, outlet_of
 from .state import seat_state
 from .tokens import still_valid
+from .views import challenge_json
 
 log = logging.getLogger(__name__)
 
@@ -180,8 +183,6 @@ async def _open_match_stream(request: HttpRequest, match_id: int) -> HttpRespons
 
 
 def _chat_history(match_id: int) -> list[dict[str, Any]]:
-    from ..play.chat import recent
-
     return [{"type": "chat", "id": li.id, "user": li.name, "text": li.text}
             for li in recent(match_id=match_id, room="players", muted=frozenset())]
 
@@ -270,8 +271,6 @@ async def _close_match_stream(pipe: Pipe, match_id: int, seat: int, socket: str 
 
 
 def _challenge_event(row: Challenge) -> dict[str, Any]:
-    from .views import challenge_json
-
     return challenge_json(row)
 
 
@@ -314,7 +313,6 @@ async def _open_event_stream(request: HttpRequest) -> HttpResponseBase:
 
 
 async def _event_lines(pipe: Pipe) -> AsyncIterator[bytes]:
-    from django.utils import timezone
 
     user_id = pipe.caller.user.pk
     since = timezone.now()

@@ -14,7 +14,7 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import ApiToken, User
+from accounts.models import ApiToken, NameKey, User
 from accounts.names import name_keys
 
 from ..models import Seat
@@ -55,7 +55,6 @@ def create_bot(owner: User, username: str, display_name: str = "") -> User:
         raise ServiceError("A bot's username is letters, digits, _ - and . (at most 150).")
     display_name = display_name.strip()[:40]
     taken = set(name_keys(display_name or username, username))
-    from accounts.models import NameKey
 
     if User.objects.filter(username__iexact=username).exists() or NameKey.objects.filter(key__in=taken).exists():
         raise ServiceError("That name is taken (or looks like one that is).")

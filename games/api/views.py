@@ -16,6 +16,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from accounts.models import User
@@ -29,7 +30,7 @@ from ..play.clock import correspondence_key
 from ..play.decide import decide_abort, decide_move, decide_resign
 from ..play.hub import hub
 from ..play.news import match_group
-from ..play.snapshot import MatchMovedOn, ServiceError, Snapshot, State, Status, state_of
+from ..play.snapshot import MatchMovedOn, ServiceError, Snapshot, State, Status, engine_of, state_of
 from ..play.store import load
 from ..play.sync import run_change
 from ..play.types import Line
@@ -224,10 +225,21 @@ def make_challenge(request: HttpRequest, caller: Caller, username: str) -> HttpR
         raise ApiError(429, f"Too many open challenges: at most {cap}; wait for answers.", {"Retry-After": "10"})
     try:
         row = challenges.challenge(caller.user, other, game=str(body.get("game", "")), clock=_clock_key(body),
-                                   rated=bool(body.get("rated", True)))
+                                   rated=_flag(body, "rated", default=True))
     except ServiceError as error:
         raise ApiError(400, str(error)) from None
     return JsonResponse({"challenge": challenge_json(row)})
+
+
+def _flag(body: dict[str, Any], name: str, *, default: bool) -> bool:
+    """A yes/no field: JSON true or false (a form's "true"/"false" too); anything else is a 400 naming it, never
+    taken for yes because it is a non-empty string."""
+    value = body.get(name, default)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ApiError(400, f"{name} must be true or false.")
 
 
 def _clock_key(body: dict[str, Any]) -> str:
@@ -248,8 +260,6 @@ def list_challenges(request: HttpRequest, caller: Caller) -> HttpResponse:
 
 
 def models_q_either(user_id: int) -> Any:
-    from django.db.models import Q
-
     return Q(challenger_id=user_id) | Q(challenged_id=user_id)
 
 
@@ -319,8 +329,6 @@ def gomori_request(request: HttpRequest, caller: Caller, match_id: int) -> HttpR
 
 
 def snap_view(snap: Snapshot, state: State, seat: int) -> dict[str, Any]:
-    from ..play.snapshot import engine_of
-
     view: dict[str, Any] = engine_of(snap).view(state, seat)
     return view
 

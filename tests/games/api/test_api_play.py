@@ -5,11 +5,13 @@ another's match 404. Real HTTP against daphne."""
 from __future__ import annotations
 
 import random
+import re
 import time
 from typing import Any
 
 import pytest
 from apiclient import Api, make_bot
+from django.test import Client
 from factories import make_user
 
 from games.engines import get_engine
@@ -107,6 +109,12 @@ def test_a_whole_match_played_through_the_api_is_rated(server: Any, owner: Any) 
             break
         time.sleep(0.1)
     assert PlayerStats.objects.filter(game="gomori", user__program=True).count() == 2
+    # Each bot's profile shows its record, as a person's does: the one match, won, lost or drawn.
+    for stats in PlayerStats.objects.filter(game="gomori").select_related("user"):
+        page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", Client().get(f"/u/{stats.user.username}/").content.decode()))
+        record = re.search(r"Won · lost · drawn (\d+) · (\d+) · (\d+)", page)
+        assert record is not None and sum(map(int, record.groups())) == 1, page[:400]
+        assert (int(record[1]), int(record[2]), int(record[3])) == (stats.won, stats.lost, stats.drawn)
 
 
 def test_resign_abort_and_chat(server: Any, owner: Any) -> None:
@@ -152,3 +160,21 @@ def test_moves_of_many_matches_at_once_all_land(server: Any, owner: Any) -> None
         thread.join(timeout=120)
     assert statuses and set(statuses) <= {200}, sorted(set(statuses))
     assert sum(Move.objects.filter(match_id=match_id).count() for match_id, _ in games) == len(statuses)
+
+
+def test_the_state_carries_the_clocks_as_they_run(server: Any, owner: Any) -> None:
+    match, apis = two_bots(owner, server, clock={"kind": "fischer", "base": 300.0, "increment": 3})
+    mover = next(seat for seat, api in apis.items() if api.get(f"/api/v1/matches/{match.pk}").json["your_turn"])
+    time.sleep(0.3)
+    state = apis[mover].get(f"/api/v1/matches/{match.pk}").json
+    clock = state["clock"]
+    assert clock["kind"] == "fischer" and clock["base"] == 300.0 and clock["increment"] == 3
+    assert clock["left"][1 - mover] == 300.0  # the other's time does not run
+    assert 250.0 < clock["left"][mover] < 300.0  # the mover's does: the state says it as of now
+    reply = apis[mover].post(f"/api/v1/matches/{match.pk}/move",
+                             {"action": state["legal"][0], "version": state["version"]})
+    assert reply.status == 200, reply
+    after = apis[1 - mover].get(f"/api/v1/matches/{match.pk}").json["clock"]["left"]
+    assert after[mover] > clock["left"][mover]  # the increment came with the move
+    untimed, bots = two_bots(owner, server, game="rummy")
+    assert next(iter(bots.values())).get(f"/api/v1/matches/{untimed.pk}").json["clock"] is None

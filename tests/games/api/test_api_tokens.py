@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from apiclient import Api, make_bot
 from django.core.management import call_command
+from django.test import Client
 from factories import make_user
 
 from accounts.models import ApiToken, User
 from games.api import tokens
+from games.models import Challenge
 from games.moderation import suspend_user
 from games.play.snapshot import ServiceError
 
@@ -188,3 +190,28 @@ def test_a_wait_of_a_fraction_of_a_millisecond_is_never_said_as_zero(owner: Any,
     reply = Client().get("/api/v1/account", HTTP_AUTHORIZATION=f"Bearer {key}")
     assert reply.status_code == 429 and reply["Retry-After"] == "1"
     assert reply.json()["retry_after"] == 0.001
+
+
+def test_rated_is_true_or_false_never_a_string_taken_for_yes(server: Any, owner: Any) -> None:
+    _, key = make_bot(owner, "flags")
+    make_user("target")
+    api = Api(server.url, key)
+    for value in ("no", "0", 0, None, [], "yes please"):
+        reply = api.post("/api/v1/challenge/target", {"game": "gomori", "rated": value})
+        assert reply.status == 400 and reply.json["error"] == "rated must be true or false.", (value, reply)
+    assert not Challenge.objects.exists()
+    for value, rated in ((False, False), ("false", False), (True, True), ("True", True)):
+        reply = api.post("/api/v1/challenge/target", {"game": "gomori", "rated": value})
+        assert reply.status == 200, (value, reply)
+        assert Challenge.objects.get(pk=reply.json["challenge"]["id"]).rated is rated
+        Challenge.objects.all().delete()  # a bot's open challenges are capped
+
+
+def test_a_content_length_that_is_no_number_is_a_json_400_behind_any_server(owner: Any) -> None:
+    """daphne refuses it before the site; Django's own handler (another ASGI or WSGI server) passes it on."""
+    _, key = make_bot(owner, "lengths")
+    make_user("target")
+    reply = Client().post("/api/v1/challenge/target", data=b'{"game": "gomori"}', content_type="application/json",
+                          CONTENT_LENGTH="abc", HTTP_AUTHORIZATION=f"Bearer {key}")
+    assert reply.status_code == 400 and reply.json() == {"error": "The Content-Length header is not a number of bytes."}
+    assert not Challenge.objects.exists()
