@@ -67,7 +67,8 @@ def meta_for(game: str, players: int, status: str = "active", **extra: Any) -> d
         "players": [
             {
                 "index": i, "name": NAMES[i], "username": f"user{i}", "avatar": f"/media/a{i}.png?v=1&s=40",
-                "profile_url": f"/u/user{i}/", "is_bot": i == 2, "left": False, "bot_name": "", "clock": None,
+                "profile_url": f"/u/user{i}/", "is_bot": i == 2, "program": False, "left": False, "bot_name": "",
+                "clock": None, "due_at": None, "opening": False,
                 "clock_text": "",
                 "user_id": i + 1, "open": False,
                 "invite_only": False, "present": True, "claim_at": None, "score": None, "place": None,

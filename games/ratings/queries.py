@@ -10,7 +10,7 @@ from django.urls import reverse
 from accounts.models import User
 
 from ..models import PlayerResult, PlayerStats
-from .rules import LEADERBOARD_MIN_MATCHES, PROVISIONAL_DEVIATION, bot_rating
+from .rules import LEADERBOARD_MIN_MATCHES, PROVISIONAL_DEVIATION, bot_rating, is_provisional
 
 LEADERBOARD_SIZE = 100
 
@@ -58,7 +58,7 @@ def leaderboard_ranks(rows: list[PlayerStats], user: User) -> dict[str, int]:
         return {}
     counts = {}
     for row in listed:
-        established = row.rated_matches >= LEADERBOARD_MIN_MATCHES and row.deviation <= PROVISIONAL_DEVIATION
+        established = not is_provisional(row)
         ahead = Q(rating__gt=row.rating) | Q(rating=row.rating, user_id__lt=row.user_id)
         counts[row.game] = Count("id", filter=Q(game=row.game) & ((ESTABLISHED & ahead) if established
                                                                   else (ESTABLISHED | ahead)))
