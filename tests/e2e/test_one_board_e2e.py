@@ -1,6 +1,7 @@
 """In real browsers, one person, one board (games.boards, games.departures):
 - Pat, at an arena match in progress, opens the lobby: the clocked pools say why they are closed to him, and a
-  seek sent anyway is refused with the reason; he stays at his one match, and Rosa's click seats her elsewhere;
+  seek sent anyway is refused with the reason; he stays at his one match, and Rosa, who clicked the same cell,
+  waits in the pool, never paired with him;
 - an administrator suspends Dave during an arena by the admin's action: Alice's open table ends in her favour at
   once, her standings count it, and the arena never pairs her with Dave again.
 SHOTS=<folder> saves desktop and phone screenshots as one-board-*.png."""

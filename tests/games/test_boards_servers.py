@@ -2,7 +2,8 @@
 seat racing for the same people at the same moment: an arena starting (each process's tournament tick), quick
 pairing (seeks on both processes' sockets), challenges accepted over HTTP, and seats taken at clocked lobby tables.
 Whoever wins, nobody ends at two clocked matches, every board row names the one match its person plays, and each
-refused road said why (the gate decides in the transaction that seats: games.boards)."""
+refused road answered (a redirect back to its page; the reason's words there are tested on one process in
+test_boards.py). The gate decides in the transaction that seats: games.boards."""
 
 from __future__ import annotations
 
