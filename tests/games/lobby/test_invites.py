@@ -95,3 +95,24 @@ def test_a_garbage_code_or_a_missing_match_is_answered_after_sign_in_without_a_c
     assert after.status_code in (200, 404)
     home = html.unescape(client.get("/play/").content.decode())
     assert "You could not take the seat you chose" in html.unescape(after.content.decode()) + home
+
+
+def test_a_person_at_another_clocked_board_is_told_why_and_takes_no_seat() -> None:
+    """The wish is carried out through the gate, as the lobby's Join is: a real-time match elsewhere keeps the
+    person from a second one (games.boards), and the sign-in says so in the gate's own words."""
+    from games.play.clock import clock_spec
+    from games.play.create import create_table
+
+    match = invite_match(clock=clock_spec("fischer", minutes=5, increment=3))
+    friend = make_user("friend")
+    elsewhere = create_table(game="gomori", people=[friend], bots=("reference",),
+                             clock={"kind": "fischer", "base": 300.0, "increment": 3})
+    client = Client()
+    login = take_a_seat_signed_out(client, match)
+    response = client.post(login, {"username": "friend", "password": PASSWORD}, follow=True)
+    shown = html.unescape(response.content.decode())
+    assert ("You could not take the seat you chose: You are playing in a match of Gomori: you can sit down again"
+            " when that match ends.") in shown, shown[:2000]
+    match.refresh_from_db()
+    assert match.status == Match.Status.WAITING and not match.seats.filter(user=friend).exists()
+    assert list(Match.objects.filter(seats__user=friend).values_list("pk", flat=True)) == [elsewhere.pk]
