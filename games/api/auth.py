@@ -174,7 +174,6 @@ def api_async(scope: str | None, *, methods: tuple[str, ...] = ("GET",)) -> Call
 def not_found(request: HttpRequest, path: str = "") -> HttpResponse:
     """Any other address under /api/v1/: JSON, as every answer of the API (with a hint for a trailing slash, the
     commonest slip: the API's addresses end without one)."""
-
     if path.endswith("/"):
         try:
             if resolve(request.path[:-1]).func is not not_found:

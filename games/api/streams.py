@@ -313,7 +313,6 @@ async def _open_event_stream(request: HttpRequest) -> HttpResponseBase:
 
 
 async def _event_lines(pipe: Pipe) -> AsyncIterator[bytes]:
-
     user_id = pipe.caller.user.pk
     since = timezone.now()
     known_challenges: dict[int, str] = {}

@@ -55,7 +55,6 @@ def create_bot(owner: User, username: str, display_name: str = "") -> User:
         raise ServiceError("A bot's username is letters, digits, _ - and . (at most 150).")
     display_name = display_name.strip()[:40]
     taken = set(name_keys(display_name or username, username))
-
     if User.objects.filter(username__iexact=username).exists() or NameKey.objects.filter(key__in=taken).exists():
         raise ServiceError("That name is taken (or looks like one that is).")
     bot = User(username=username, display_name=display_name, program=True, owner=owner)
