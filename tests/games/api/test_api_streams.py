@@ -205,3 +205,32 @@ def test_a_bot_whose_stream_closed_is_away_like_a_person(server: Any, owner: Any
                        presence=presence_of(match.pk))
     assert after.status == "finished" and after.result["reason"] == Termination.ABANDON
     assert timezone.now() - after.finished_at < timedelta(seconds=30)
+
+
+def test_two_programs_challenge_each_other_through_the_api_and_play(server: Any, owner: Any) -> None:
+    """Bots challenge each other (lichess's rule for bots: among themselves, or by people): one challenges, the
+    other hears it on its events stream and accepts, both hear the match start, and it plays over the API."""
+    _, key_one = make_bot(owner, "first-program")
+    _, key_two = make_bot(owner, "second-program")
+    one, two = Api(server.url, key_one), Api(server.url, key_two)
+    events = two.stream("/api/v1/stream/events")
+    try:
+        reply = one.post("/api/v1/challenge/second-program", {"game": "gomori", "clock": "none", "rated": False})
+        assert reply.status == 200 and reply.json["challenge"]["to"] == "second-program", reply
+        made = reply.json["challenge"]["id"]
+        told = events.until(lambda item: item["type"] == "challenge")
+        assert told["challenge"]["id"] == made and told["challenge"]["from"] == "first-program"
+        accepted = two.post(f"/api/v1/challenges/{made}/accept")
+        assert accepted.status == 200, accepted
+        match_id = accepted.json["match"]
+        assert events.until(lambda item: item["type"] == "matchStart")["match"]["id"] == match_id
+        states = {api: api.get(f"/api/v1/matches/{match_id}").json for api in (one, two)}
+        assert sorted(state["seat"] for state in states.values()) == [0, 1]
+        mover = next(api for api, state in states.items() if state["your_turn"])
+        state = states[mover]
+        moved = mover.post(f"/api/v1/matches/{match_id}/move",
+                           {"action": state["legal"][0], "version": state["version"]})
+        assert moved.status == 200, moved
+        assert Match.objects.get(pk=match_id).move_count >= 1
+    finally:
+        events.close()
