@@ -156,19 +156,29 @@ def test_an_entrant_seated_elsewhere_is_paused_in_the_arena_until_that_match_end
     assert opponent(paired, ann) in (ben, cat)
 
 
-def test_a_swiss_round_leaves_out_whoever_plays_elsewhere() -> None:
-    staff = make_user("staff", is_staff=True)
+def swiss_of_four_dan_elsewhere() -> tuple[Tournament, list[Any]]:
+    """A Swiss of ann, ben, cat and dan, due to start, with dan seated at a clocked match elsewhere."""
+    staff = make_user("swiss_staff", is_staff=True)
     t = services.create_tournament(creator=staff, kind="swiss", game="gomori", clock_key="5+3", rounds=3,
                                    starts_at=timezone.now(), table_size=2)
-    ann, ben, cat, dan = person("ann"), person("ben"), person("cat"), person("dan")
-    for user in (ann, ben, cat, dan):
+    entrants = [person("ann"), person("ben"), person("cat"), person("dan")]
+    for user in entrants:
         services.join(tournament_id=t.pk, user=user)
-    create_table(game="gomori", people=[dan], bots=("reference",), clock=LIVE)
+    create_table(game="gomori", people=[entrants[3]], bots=("reference",), clock=LIVE)
+    return t, entrants
+
+
+def seated_in(t: Tournament, users: list[Any]) -> set[Any]:
+    return {u for u in users if Board.objects.filter(user=u, match__tournament_game__tournament=t)}
+
+
+def test_a_swiss_round_leaves_out_whoever_plays_elsewhere() -> None:
+    t, entrants = swiss_of_four_dan_elsewhere()
     services.tick()
     t.refresh_from_db()
     assert t.status == Tournament.Status.RUNNING
-    seated = {u for u in (ann, ben, cat, dan) if Board.objects.filter(user=u, match__tournament_game__tournament=t)}
-    assert dan not in seated and len(seated) == 2
+    seated = seated_in(t, entrants)
+    assert entrants[3] not in seated and len(seated) == 2
     for user in seated:
         assert Board.objects.get(user=user).match.clock["kind"] == "fischer"
 
@@ -201,17 +211,12 @@ def test_a_swiss_round_refused_by_the_gate_at_its_claim_is_paired_at_the_next_ti
     """Another road seats an entrant between the pairing's look at the boards and its claim (holders() is made to
     miss it here, as a race would): the round is not paired half, the tick goes on to the other tournaments, and
     the next tick pairs the round without the one seated elsewhere."""
-    staff = make_user("swiss_staff", is_staff=True)
-    swiss = services.create_tournament(creator=staff, kind="swiss", game="gomori", clock_key="5+3", rounds=3,
-                                       starts_at=timezone.now(), table_size=2)
-    ann, ben, cat, dan = person("ann"), person("ben"), person("cat"), person("dan")
-    for user in (ann, ben, cat, dan):
-        services.join(tournament_id=swiss.pk, user=user)
+    swiss, entrants = swiss_of_four_dan_elsewhere()
+    dan = entrants[3]
     other = arena(name="Later Arena")
     eve, fay = person("eve"), person("fay")
     for user in (eve, fay):
         services.join(tournament_id=other.pk, user=user)
-    create_table(game="gomori", people=[dan], bots=("reference",), clock=LIVE)
     real_holders = boards.holders
     monkeypatch.setattr(boards, "holders", lambda user_ids: set())
     services.tick()  # must not raise
@@ -224,5 +229,5 @@ def test_a_swiss_round_refused_by_the_gate_at_its_claim_is_paired_at_the_next_ti
     services.tick()
     swiss.refresh_from_db()
     assert swiss.status == Tournament.Status.RUNNING and swiss.round == 1
-    seated = {u for u in (ann, ben, cat, dan) if Board.objects.filter(user=u, match__tournament_game__tournament=swiss)}
+    seated = seated_in(swiss, entrants)
     assert dan not in seated and len(seated) == 2

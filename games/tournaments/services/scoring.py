@@ -128,10 +128,11 @@ def counted_games(sheet: list[dict[str, Any]]) -> int:
 def place_finished(tournament: Tournament) -> None:
     """The final places, by the tournament's order (at its end, and again whenever it is rebuilt): an entrant with no
     counted game has none (nobody is placed for games they never played, or whose only game was annulled)."""
-    placed = [entrant for entrant in ordered(tournament) if counted_games(entrant.sheet)]
-    for place, entrant in enumerate(placed, start=1):
-        Entrant.objects.filter(pk=entrant.pk).update(place=place)
-    Entrant.objects.filter(tournament=tournament).exclude(pk__in=[e.pk for e in placed]).update(place=None)
+    entrants = ordered(tournament)
+    placed = iter(range(1, len(entrants) + 1))
+    for entrant in entrants:
+        entrant.place = next(placed) if counted_games(entrant.sheet) else None
+    Entrant.objects.bulk_update(entrants, ["place"])
 
 
 def ordered(tournament: Tournament) -> list[Entrant]:
