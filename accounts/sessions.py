@@ -5,18 +5,23 @@ sockets to check)."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from importlib import import_module
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.utils.crypto import constant_time_compare
 
+from games.faults import DATABASE, db_unavailable
+
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_SUSPENDED = 4423  # HTTP's 423 Locked: the account is suspended
+CLOSE_TRY_AGAIN = 1013  # WebSocket's "Try Again Later": the database is away; the page reconnects by itself
 
 
 def user_group(user_id: int) -> str:
@@ -90,9 +95,38 @@ def is_active(user_id: int) -> bool:
 
 class SessionBound(AsyncWebsocketConsumer):
     """A signed-in person's socket that ends with their session: signing out, or a password change from
-    another browser, closes it (games.signals sends the check)."""
+    another browser, closes it (games.signals sends the check). Also what every page's socket does about faults:
+    a page that leaves while something is on its way to it is no error, and a socket that opens while the database
+    is away is told to try again (the page reconnects by itself) rather than failed with an HTTP 500."""
 
     user_groups: list[str]
+    accepted = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def quiet_send(message: dict[str, Any]) -> None:
+            with contextlib.suppress(Disconnected):  # the page left while this was on its way: its disconnect follows
+                await send(message)
+
+        await super().__call__(scope, receive, quiet_send)
+
+    async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
+        self.accepted = True
+        await super().accept(subprotocol, headers)
+
+    async def websocket_connect(self, message: dict[str, Any]) -> None:
+        try:
+            await super().websocket_connect(message)
+        except Exception as error:
+            if not db_unavailable(error):
+                raise
+            DATABASE.failed(error)  # said once per outage (games.faults)
+            if not self.accepted:  # accepted, so that the page reads the code (a refused handshake has none)
+                await self.accept()
+            await self.close(code=CLOSE_TRY_AGAIN)
+
+    async def layer_resumed(self, event: dict[str, Any]) -> None:
+        """The channel layer is back after an outage (games.layers): a socket that kept state from its news reads
+        it again (the notification socket); a table's copy is the hub's (games.play.hub)."""
 
     async def join_user_group(self, *, notices: bool = False) -> None:
         """Join the person's group, and with `notices` their notification sockets' group too."""

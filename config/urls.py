@@ -18,6 +18,9 @@ def favicon(request: HttpRequest) -> HttpResponse:
     return redirect(static("img/favicon.svg"), permanent=True)
 
 
+# A request that failed because the database is away is told so (503, the page reloads itself), not a bare 500.
+handler500 = "games.faults.server_error"
+
 urlpatterns = [
     path("favicon.ico", favicon),
     path("admin/", admin.site.urls),

@@ -233,6 +233,8 @@ async def _match_lines(pipe: Pipe, match_id: int, seat: int) -> AsyncIterator[by
                 yield pipe.out(b"\n")
                 # A lost message costs a keep-alive's wait at most: the version is read again.
                 message = {"type": "api.changed", "version": version + 1}
+            elif message.get("type") == "layer.resumed":  # the channel layer is back: what it missed, read now
+                message = {"type": "api.changed", "version": version + 1}
             kind = message.get("type")
             if kind in ("api.changed", "match.changed") and int(message.get("version", 0)) > version:
                 if "data" in message:  # the news carries the snapshot: no read of the database

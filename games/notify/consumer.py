@@ -56,6 +56,23 @@ class NotifyConsumer(QuickPairingSocket, ChallengeNotices, LobbyLists, AnalysisF
         if match is not None:
             await self.send(text_data=go_html(match))
 
+    async def layer_resumed(self, event: dict[str, Any]) -> None:
+        """The channel layer is back after an outage (games.layers): what this page hears from it is read again,
+        as a reconnecting page would (its turns, its challenges, the lobby's lists and grid, the tournament), and a
+        seat taken meanwhile sends it to its match."""
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            self.waiting = None
+            await self.turns_changed({})  # the lobby's lists with it
+            await self.challenges_changed({})
+            await self.go_if_just_seated()
+        else:
+            await self.lobby_changed({})
+        if self.lobby:
+            await self.quick_changed({})
+        if self.tournament is not None:
+            await self.tournament_changed({"id": self.tournament})
+
     async def disconnect(self, code: int) -> None:
         await self.leave_user_group()
         await self.lobby_disconnect()

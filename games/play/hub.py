@@ -17,12 +17,13 @@ import orjson
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
+from ..faults import DATABASE, backoff, db_unavailable, layer_unavailable
 from . import events
 from .news import match_group
 from .owner import LiveMatch
 from .presence import attendance, attendances
-from .snapshot import Change, Player, Presence, Snapshot
-from .store import commit, load
+from .snapshot import Change, Player, Presence, ServiceError, Snapshot
+from .store import commit, load, stored_versions
 from .tasks import raise_if_cancelled
 from .types import Line
 
@@ -35,6 +36,24 @@ log = logging.getLogger(__name__)
 # whole club's at once would stall the moves behind it.
 HEARTBEAT_SECONDS = 15.0
 BEAT_SLICES = 15
+# Every VERSION_TICKS ticks (2 s) the versions of every match this process holds are read in one query: a copy that
+# missed a change (its announcer died between the commit and the news, the channel layer was away, a command in
+# another process wrote it) reads the match again. The bound on how long any page shows an older position than the
+# database has, without anybody moving (README, Durability).
+VERSION_TICKS = 2
+
+# A batch of changes whose commit met the database away (a restart, a dropped connection, SQLite held by another
+# writer) is tried again within this many seconds, under the same fence, before its moves are refused as "busy".
+COMMIT_PATIENCE_SECONDS = 8.0
+
+BUSY = "The server is busy for a moment: your move was not made. Try again."
+
+
+class Busy(ServiceError):
+    """The database did not take a change within the writer's patience: nothing was written."""
+
+    def __init__(self, message: str = BUSY) -> None:
+        super().__init__(message)
 
 
 class Writer:
@@ -62,8 +81,8 @@ class Writer:
                 await asyncio.sleep(0)  # the moves of this loop iteration join the batch
                 batch, self.pending = self.pending, []
                 try:
-                    await database_sync_to_async(commit_then_tell)([change for change, _ in batch])
-                except Exception as error:  # the database is away: every change of the batch fails
+                    await self._commit([change for change, _ in batch])
+                except Exception as error:  # every change of the batch fails
                     for _, future in batch:
                         if not future.done():
                             future.set_exception(error)
@@ -73,6 +92,31 @@ class Writer:
                             future.set_result(None)
         finally:
             self.running = False
+
+    async def _commit(self, changes: list[Change]) -> None:
+        """The batch written; through a passing fault of the database, tried again within the patience (each
+        change under its own fence, so a commit that did land before the connection broke is not written twice:
+        its fence fails and its match is read again). Past the patience: Busy, nothing of the batch written."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + COMMIT_PATIENCE_SECONDS
+        afters = [change.after for change in changes]
+        pauses = backoff()
+        while True:
+            try:
+                await database_sync_to_async(commit_then_tell)(changes)
+            except Exception as error:
+                if not db_unavailable(error):
+                    raise
+                DATABASE.failed(error)
+                for change, after in zip(changes, afters, strict=True):  # as decided, for the next try
+                    change.after, change.written, change.refused = after, False, None
+                pause = next(pauses)
+                if loop.time() + pause >= deadline:
+                    raise Busy() from error
+                await asyncio.sleep(pause)
+                continue
+            DATABASE.answered()
+            return
 
 
 class Hub:
@@ -162,11 +206,31 @@ class Hub:
             await asyncio.sleep(HEARTBEAT_SECONDS / BEAT_SLICES)
             tick = (tick + 1) % BEAT_SLICES
             try:
+                if tick % VERSION_TICKS == 0:
+                    await self.catch_up()
                 await self.beat_slice([live for live in self.matches.values()
                                        if live.sockets and live.id % BEAT_SLICES == tick])
-            except Exception:
+            except Exception as error:
                 raise_if_cancelled()
-                log.exception("heartbeat")
+                if db_unavailable(error):
+                    DATABASE.failed(error)  # said once; the next tick tries again
+                else:
+                    log.exception("heartbeat")
+
+    async def catch_up(self) -> int:
+        """Every copy this process holds that is behind the database reads the match again (one query for all of
+        them, then a read per copy behind); how many were behind."""
+        held = dict(self.matches)
+        if not held:
+            return 0
+        versions = await database_sync_to_async(stored_versions)(list(held))
+        behind = 0
+        for match_id, live in held.items():
+            version = versions.get(match_id, -1)
+            if version > live.snap.version and self.matches.get(match_id) is live:
+                behind += 1
+                await live.catch_up(version)
+        return behind
 
     async def beat_slice(self, due: list[LiveMatch]) -> None:
         if not due:
@@ -202,13 +266,19 @@ class Hub:
                 await self.on_message(message)
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as error:
                 raise_if_cancelled()
-                log.exception("live message")
+                if db_unavailable(error):
+                    DATABASE.failed(error)
+                elif not layer_unavailable(error):  # the layer says its own outage once (games.layers)
+                    log.exception("live message")
                 await asyncio.sleep(0.1)
 
     async def on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
+        if kind == "layer.resumed":  # the channel layer is back after an outage: whatever was missed, read now
+            await self.catch_up()
+            return
         if (kind in ("match.changed", "match.presence", "match.player") and message.get("id") in self.loading
                 and message["id"] not in self.matches):
             self.early.setdefault(message["id"], []).append(message)

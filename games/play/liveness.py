@@ -20,6 +20,7 @@ from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from .. import models
+from ..faults import DATABASE, db_unavailable
 from .snapshot import PRESENCE_STALE_SECONDS
 from .tasks import raise_if_cancelled
 
@@ -73,9 +74,12 @@ async def _beat() -> None:
         await asyncio.sleep(PULSE_SECONDS)
         try:
             await database_sync_to_async(pulse)()
-        except Exception:
+        except Exception as error:
             raise_if_cancelled()
-            log.exception("process pulse")
+            if db_unavailable(error):
+                DATABASE.failed(error)  # said once per outage (games.faults); the next pulse tries again
+            else:
+                log.exception("process pulse")
 
 
 def forget_dead() -> int:

@@ -23,6 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ..engines.base import Engine, View
+from ..faults import crash_point
 from ..layers import send_to_others
 from .bot_accounts import takeover_bot
 from .chat import HISTORY, recent
@@ -32,7 +33,7 @@ from .news import announce, match_group, readers_group, readers_listen
 from .page import RenderCache
 from .presence import Attendance, attendance, presence_close, presence_open, seat_presence
 from .snapshot import Change, Player, Presence, ServiceError, Snapshot, State, Status, engine_of, state_of
-from .store import load
+from .store import load, stored_versions
 from .types import Line
 
 log = logging.getLogger(__name__)
@@ -125,6 +126,7 @@ class LiveMatch:
                 if change is None:
                     return False
                 if await self.hub.writer.write(change):
+                    crash_point("after-commit", match=self.id)  # the tests' kill -9 before anyone is told
                     await self.apply(change.after, change.state, publish=True, before=change.before)
                     break
                 await self.reload()
@@ -163,6 +165,16 @@ class LiveMatch:
             return False
         # Decided outside the lock; written only if nothing changed the match meanwhile.
         return await self.change(lambda now_snap, now_state: decided if now_snap is snap else None, retry=False)
+
+    async def catch_up(self, version: int) -> None:
+        """The database has `version` of this match: if this copy is behind it (the news of a change was lost: its
+        process died between the commit and the announcement, or the channel layer was away), read it again and
+        show it; a copy that caught up meanwhile is left alone."""
+        async with self.lock:
+            if version > self.snap.version:
+                log.info("match %s: this process's copy was at version %s, the database at %s: read again",
+                         self.id, self.snap.version, version)
+                await self.reload()
 
     async def reload(self) -> None:
         """Read the match again (a fence failed, or a decision needs the database's own copy)."""
@@ -228,8 +240,10 @@ class LiveMatch:
         it. A process alone (the in-memory layer: no other process has sockets here) knows what the opening
         changed without reading the attendance back; with others, it reads it (theirs may have changed too)."""
         alone = self.hub.alone
-        known = await database_sync_to_async(presence_open)(
-            match_id=self.id, seat=socket.seat, socket=socket.channel_name, read_back=not alone)
+        known, version = await database_sync_to_async(_arrived)(self.id, socket.seat, socket.channel_name, not alone)
+        # The page this socket belongs to was drawn from the database a moment ago: a copy held here that missed a
+        # change must not draw it an older position (it reads the match again first).
+        await self.catch_up(version)
         await self.refresh_presence(known=known if known is not None else self.opened(socket.seat))
 
     def opened(self, seat: int | None) -> Attendance:
@@ -338,6 +352,12 @@ class LiveMatch:
         if self.bot_timer is not None:
             self.bot_timer.cancel()
             self.bot_timer = None
+
+
+def _arrived(match_id: int, seat: int | None, socket: str, read_back: bool) -> tuple[Attendance | None, int]:
+    """A socket's opening written (presence_open), and the match's version in the database, in one trip."""
+    known = presence_open(match_id=match_id, seat=seat, socket=socket, read_back=read_back)
+    return known, stored_versions([match_id]).get(match_id, -1)
 
 
 def shown_presence(presence: dict[int, Presence]) -> dict[int, tuple[Any, ...]]:

@@ -16,6 +16,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
+from ..faults import DATABASE, db_unavailable
 from ..models import Match
 from .hub import hub
 from .tasks import raise_if_cancelled
@@ -53,7 +54,9 @@ async def run_due_bots() -> int:
         try:
             if await hub().bot_turn(match_id):
                 moved += 1
-        except Exception:
+        except Exception as error:
+            if db_unavailable(error):
+                raise  # the loop says it once, and waits
             log.exception("bot turn failed in match %s", match_id)
     return moved
 
@@ -68,8 +71,10 @@ async def run_periodic(last: dict[int, float]) -> None:
                 await database_sync_to_async(work)()
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as error:
                 raise_if_cancelled()
+                if db_unavailable(error):
+                    raise  # the loop says it once, and waits
                 log.exception("periodic work %s", getattr(work, "__qualname__", work))
 
 
@@ -80,11 +85,15 @@ async def _loop() -> None:
         try:
             await run_due_bots()
             await run_periodic(last)
+            DATABASE.answered()
         except asyncio.CancelledError:
             raise
-        except Exception:  # the database may be briefly away; keep trying
+        except Exception as error:  # the database may be briefly away; keep trying
             raise_if_cancelled()
-            log.exception("bot runner")
+            if db_unavailable(error):
+                DATABASE.failed(error)  # said once per outage (games.faults)
+            else:
+                log.exception("bot runner")
             await asyncio.sleep(1)
         await asyncio.sleep(POLL_SECONDS)
 

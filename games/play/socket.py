@@ -17,6 +17,7 @@ from accounts.sessions import SessionBound
 
 from ..catalog import kit
 from ..engines.base import IllegalAction, View
+from ..faults import DATABASE, db_unavailable
 from .bot_accounts import takeover_bot
 from .chat import ChatSocket, muted_by
 from .decide import (
@@ -38,7 +39,7 @@ from .frames import (
     json_field,
     read_frame,
 )
-from .hub import hub
+from .hub import BUSY, hub
 from .owner import LiveMatch
 from .page import RenderCache, SocketPage, error_fragment, render_fragment
 from .presence import presence_of
@@ -121,6 +122,7 @@ class MatchConsumer(ChatSocket, SessionBound):
             return
         self.ui: dict[str, Any] = {}
         self.late: tuple[str, float] | None = None  # a lost slap's message and until when it stays up
+        self.shown_version = -1  # the newest version this page was drawn: it is never drawn an older one
         self.page = SocketPage()
         self.bucket = TokenBucket()
         # Accepted as soon as the answer is known, before the rest is read and written: daphne drops a handshake
@@ -147,8 +149,11 @@ class MatchConsumer(ChatSocket, SessionBound):
         if live is not None:
             try:
                 await live.detach(self)
-            except Exception:
-                log.exception("socket left match %s", self.match_id)
+            except Exception as error:
+                if db_unavailable(error):  # its presence row stops counting with this process's pulse, or is
+                    DATABASE.failed(error)  # deleted when the socket's process is forgotten (games.play.liveness)
+                else:
+                    log.exception("socket left match %s", self.match_id)
             await self.leave_user_group()
 
     # -- incoming ------------------------------------------------------------------------------
@@ -165,7 +170,11 @@ class MatchConsumer(ChatSocket, SessionBound):
             await self.handle(read_frame(text_data))
         except Unreadable as error:
             await self.send_error(str(error) or "That message could not be read.")
-        except Exception:  # a bug must cost this frame only, never the socket or the match
+        except Exception as error:  # a bug must cost this frame only, never the socket or the match
+            if db_unavailable(error):  # the database away while this frame read it: nothing was written
+                DATABASE.failed(error)
+                await self.send_error(BUSY)
+                return
             log.exception("frame on match %s", self.match_id)
             await self.send_error("Something went wrong with that request; the game goes on.")
 
@@ -283,6 +292,13 @@ class MatchConsumer(ChatSocket, SessionBound):
         self, live: LiveMatch, cache: RenderCache, error: str = "", fragments: tuple[str, ...] | None = None,
         extra: str = "",
     ) -> None:
+        if live.snap.version < self.shown_version:
+            # Never a step back (a copy may only move forward, so this would be a bug): the page keeps the newer
+            # position it has, and the next change draws it.
+            log.warning("match %s: a page at version %s was about to be drawn version %s; not sent", self.match_id,
+                        self.shown_version, live.snap.version)
+            return
+        self.shown_version = live.snap.version
         if not error and self.late is not None:
             if self.late[1] > time.monotonic():
                 error = self.late[0]

@@ -61,6 +61,11 @@ def load(match_id: int) -> Snapshot | None:
     return snapshot_of(match, seats, tuple(reversed(recent)), moved)
 
 
+def stored_versions(match_ids: list[int]) -> dict[int, int]:
+    """Each match's version in the database now (one query): a live copy behind it missed a change."""
+    return dict(Match.objects.filter(pk__in=match_ids).order_by().values_list("pk", "version"))
+
+
 # The match columns a change may write (everything else is fixed at creation).
 ROW_FIELDS = ("status", "version", "move_count", "state", "started_at", "finished_at", "turn_started_at", "bot_due_at",
               "result", "rematch_votes", "rematch_id", "rematch_declined", "handovers", "clock_left", "clock_due_at",
