@@ -314,6 +314,9 @@ LOGGING = {
 # The live game: how long a disconnected player may be away before others may claim, and bots' pause.
 GAMES_ABANDON_SECONDS = int(os.environ.get("GAMES_ABANDON_SECONDS", "60"))
 GAMES_BOT_DELAY = float(os.environ.get("GAMES_BOT_DELAY", "0.8"))
+# How often each process compares the versions of the matches it holds with the database's (games.play.hub): the
+# bound on how long a page may show an older position than the database has after a change's news was lost.
+GAMES_CATCH_UP_SECONDS = float(os.environ.get("GAMES_CATCH_UP_SECONDS", "2"))
 
 # The Bot API (games.api): each token may make GAMES_API_BURST requests at once, then GAMES_API_RATE a second;
 # a request body is at most GAMES_API_BODY_BYTES; a stream whose reader stops reading is dropped once

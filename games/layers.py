@@ -93,6 +93,7 @@ class RedisChannelLayer(ChannelsRedisChannelLayer):
                 for index in range(self.ring_size):
                     await self.connection(index).ping()
                 await self._rejoin()
+                await self._hand_resumed()
             except Exception as error:  # still away (or away again half way): the next try does it all again
                 if not layer_unavailable(error):
                     log.exception("channel layer: joining the groups again")
@@ -103,7 +104,6 @@ class RedisChannelLayer(ChannelsRedisChannelLayer):
         if self.dropped:
             log.info("channel layer: %s messages were not sent while Redis was away", self.dropped)
             self.dropped = 0
-        self._hand_resumed()
 
     async def _rejoin(self) -> None:
         """This process's groups joined again (a restarted Redis knows none), one script a connection."""
@@ -119,12 +119,24 @@ class RedisChannelLayer(ChannelsRedisChannelLayer):
                 pipe.expire(key, self.group_expiry)
             await pipe.execute()
 
-    def _hand_resumed(self) -> None:
-        """Every socket of this process in a group is handed RESUMED (through its own receive buffer: Redis is not
-        needed to reach a socket of this process)."""
-        for channel in {channel for members in self.joined.values() for channel in members}:
-            if "!" in channel:
-                self.receive_buffer[channel].put_nowait(dict(RESUMED))
+    async def _hand_resumed(self) -> None:
+        """Every socket of this process in a group is handed RESUMED, through Redis as any message (a message put
+        straight into a receive buffer waits unseen while its reader is the one blocked on Redis for all of them)."""
+        names = sorted({channel for members in self.joined.values() for channel in members if "!" in channel})
+        now = time.time()
+        by_index: dict[int, list[str]] = {}
+        for name in names:
+            by_index.setdefault(self.consistent_hash(self.non_local_name(name)), []).append(name)
+        for index, local in by_index.items():
+            pipe = self.connection(index).pipeline(transaction=False)
+            keys = set()
+            for name in local:
+                key = self.prefix + self.non_local_name(name)
+                pipe.zadd(key, {self.serialize({**RESUMED, "__asgi_channel__": name}): now})
+                keys.add(key)
+            for key in keys:
+                pipe.expire(key, int(self.expiry))
+            await pipe.execute()
 
     async def receive_single(self, channel: str) -> Any:
         pauses = backoff()

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
 
 from ..faults import DATABASE, backoff, db_unavailable, layer_unavailable
 from . import events
@@ -36,11 +37,10 @@ log = logging.getLogger(__name__)
 # whole club's at once would stall the moves behind it.
 HEARTBEAT_SECONDS = 15.0
 BEAT_SLICES = 15
-# Every VERSION_TICKS ticks (2 s) the versions of every match this process holds are read in one query: a copy that
-# missed a change (its announcer died between the commit and the news, the channel layer was away, a command in
+# Every GAMES_CATCH_UP_SECONDS (2 s) the versions of every match this process holds are read in one query: a copy
+# that missed a change (its announcer died between the commit and the news, the channel layer was away, a command in
 # another process wrote it) reads the match again. The bound on how long any page shows an older position than the
 # database has, without anybody moving (README, Durability).
-VERSION_TICKS = 2
 
 # A batch of changes whose commit met the database away (a restart, a dropped connection, SQLite held by another
 # writer) is tried again within this many seconds, under the same fence, before its moves are refused as "busy".
@@ -201,12 +201,15 @@ class Hub:
 
     async def _beat(self) -> None:
         tick = 0
+        caught_up = self.loop.time()
+        every = float(settings.GAMES_CATCH_UP_SECONDS)
         while True:
             raise_if_cancelled()
             await asyncio.sleep(HEARTBEAT_SECONDS / BEAT_SLICES)
             tick = (tick + 1) % BEAT_SLICES
             try:
-                if tick % VERSION_TICKS == 0:
+                if self.loop.time() - caught_up >= every:
+                    caught_up = self.loop.time()
                     await self.catch_up()
                 await self.beat_slice([live for live in self.matches.values()
                                        if live.sockets and live.id % BEAT_SLICES == tick])
@@ -278,6 +281,8 @@ class Hub:
         kind = message.get("type")
         if kind == "layer.resumed":  # the channel layer is back after an outage: whatever was missed, read now
             await self.catch_up()
+            for live in list(self.matches.values()):
+                await live.chat_again()
             return
         if (kind in ("match.changed", "match.presence", "match.player") and message.get("id") in self.loading
                 and message["id"] not in self.matches):

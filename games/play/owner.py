@@ -72,6 +72,8 @@ class Viewer(Protocol):
 
     async def chat_line(self, line: Line) -> None: ...
 
+    async def send_chat(self) -> None: ...
+
     async def chat_hidden(self, line_id: int) -> None: ...
 
 
@@ -330,6 +332,14 @@ class LiveMatch:
             if not self.hub.alone:
                 with contextlib.suppress(Exception):
                     await send_to_others(match_group(self.id), message, self.hub.channel)
+
+    async def chat_again(self) -> None:
+        """Every socket's chat panel drawn again from the database (lines said elsewhere while the channel layer was
+        away never came as news)."""
+        self.forget_chat()
+        for socket in list(self.sockets):
+            with contextlib.suppress(Exception):
+                await socket.send_chat()
 
     async def chat_hidden(self, line_id: int) -> None:
         self.forget_chat()

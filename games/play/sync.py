@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db import transaction
 
+from ..faults import crash_point
 from . import events
 from .decide import Decider, decide_stats
 from .news import publish
@@ -58,5 +59,6 @@ def _run_change(match_id: int, decide: Decider, /, **kw: Any) -> Snapshot:
 
 def _committed(change: Change, before: Snapshot) -> None:
     """After the commit: the live pages told, then whoever hears committed changes (games.play.events)."""
+    crash_point("after-commit", match=change.after.id)  # the tests' kill -9 before anyone is told
     publish(change.after, before)
     events.committed([change])
