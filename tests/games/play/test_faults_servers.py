@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import websockets
 from channels.db import database_sync_to_async
 from django.db import connection
 from live_pages import Page
@@ -296,15 +296,10 @@ async def test_redis_stopped_and_started_under_two_processes_closes_no_page_and_
 # -- 6. A page that leaves while its socket opens ---------------------------------------------------------------
 
 
-def _handshake_then_leave(port: int, path: str, cookie: str) -> None:
-    """A browser tab closed while its socket's handshake is answered: the request sent, the connection dropped."""
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                      "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                      f"Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n")
-                     .encode())
-        sock.recv(64)  # the start of the handshake's answer: accepted, the page not sent yet
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # a reset
+async def _open_then_leave(server: Daphne, path: str, cookie: str) -> None:
+    """A browser tab closed as its socket opens: the handshake done, the close sent before the page arrives."""
+    sock = await websockets.connect(f"{server.ws}{path}", additional_headers={"Cookie": cookie}, origin=server.url)
+    await sock.close()
 
 
 async def test_a_page_that_leaves_while_its_socket_opens_logs_no_traceback(
@@ -314,9 +309,9 @@ async def test_a_page_that_leaves_while_its_socket_opens_logs_no_traceback(
     cookie = await database_sync_to_async(session_cookie)(alice)
     server = await start(server_env(), tmp_path / "daphne.log")
     try:
-        for _ in range(30):
-            await asyncio.to_thread(_handshake_then_leave, server.port, f"/ws/m/{match.pk}/", cookie)
-            await asyncio.to_thread(_handshake_then_leave, server.port, "/ws/notify/?lobby=1", cookie)
+        for _ in range(20):
+            await _open_then_leave(server, f"/ws/m/{match.pk}/", cookie)
+            await _open_then_leave(server, "/ws/notify/?lobby=1", cookie)
         # The server is fine and the seat's presence was released each time: a page opens as usual.
         page = await table(server, match.pk, cookie, "alice")
         await page.close()
@@ -325,3 +320,40 @@ async def test_a_page_that_leaves_while_its_socket_opens_logs_no_traceback(
         assert "Disconnected" not in log and "Traceback" not in log, log[-6000:]
     finally:
         await stop(server)
+
+
+async def test_a_send_to_a_page_that_left_during_its_opening_is_no_error(
+    alice: Any, bob: Any, start_gomori: Any, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The race above, made certain: daphne raises autobahn's Disconnected for a send to a page whose close it has
+    read but whose connection it has not yet dropped (a tab closed while its table was being drawn). The socket
+    takes it as the page leaving: no error, and the seat's presence is released with the disconnect that follows."""
+    from autobahn.exception import Disconnected
+
+    from config.asgi import application
+    from games.models import Presence
+
+    match = await database_sync_to_async(start_gomori)(alice, bob, seed=32)
+    cookie = await database_sync_to_async(session_cookie)(alice)
+    inputs: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    sent: list[str] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message["type"])
+        if message["type"] == "websocket.send":  # accepted, then the page is gone
+            raise Disconnected("Attempt to send on a closed protocol")
+
+    scope = {"type": "websocket", "path": f"/ws/m/{match.pk}/", "raw_path": f"/ws/m/{match.pk}/".encode(),
+             "query_string": b"", "headers": [(b"origin", b"http://testserver"), (b"host", b"testserver"),
+                                               (b"cookie", cookie.encode())],
+             "subprotocols": [], "client": ["127.0.0.1", 5000], "server": ["testserver", 80]}
+    app = asyncio.ensure_future(application(scope, inputs.get, send))
+    await inputs.put({"type": "websocket.connect"})
+    async with asyncio.timeout(10):
+        while "websocket.send" not in sent:
+            await asyncio.sleep(0.01)
+    assert await database_sync_to_async(Presence.objects.filter(match_id=match.pk, seat=0).exists)()
+    await inputs.put({"type": "websocket.disconnect", "code": 1001})
+    await asyncio.wait_for(app, 10)  # ended cleanly: no exception came out of the consumer
+    assert not await database_sync_to_async(Presence.objects.filter(match_id=match.pk).exists)()
+    assert not [record for record in caplog.records if record.exc_info]
