@@ -153,6 +153,10 @@ DATABASES = {
 SQLITE_SYNCHRONOUS = os.environ.get("DJANGO_SQLITE_SYNCHRONOUS", "FULL").upper()
 if SQLITE_SYNCHRONOUS not in {"NORMAL", "FULL"}:
     raise ImproperlyConfigured("DJANGO_SQLITE_SYNCHRONOUS is NORMAL or FULL.")
+# How long a write waits for SQLite's lock held by another writer (a backup, a command, the analysis worker) before
+# it fails: a move's batch is tried again within the writer's patience (games.play.hub), so a move is made or refused
+# as "busy" within about twice this (README, Durability); a page waits this long, then says the site is busy.
+SQLITE_BUSY_SECONDS = float(os.environ.get("DJANGO_SQLITE_BUSY_SECONDS", "4"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers go on while one writer commits; IMMEDIATE takes the write lock at
     # BEGIN, so two racing transactions queue instead of failing with "database is locked".
@@ -160,9 +164,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         # synchronous=FULL (the default): a committed move survives a power cut too, at an fsync per commit,
         # which group commit makes cheap (bench/live.py: no measurable cost); NORMAL survives a crash of the
         # process only (see the README).
-        "init_command": f"PRAGMA journal_mode=WAL; PRAGMA synchronous={SQLITE_SYNCHRONOUS}; PRAGMA busy_timeout=20000;",
+        "init_command": f"PRAGMA journal_mode=WAL; PRAGMA synchronous={SQLITE_SYNCHRONOUS}; "
+                        f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)};",
         "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
+        "timeout": SQLITE_BUSY_SECONDS,
     }
     # A file, not memory, so a live server subprocess (the browser tests) can share the test database.
     DATABASES["default"]["TEST"] = {"NAME": os.environ.get("DJANGO_TEST_DB", str(BASE_DIR / "test-db.sqlite3"))}

@@ -10,6 +10,7 @@ class GamesConfig(AppConfig):
         from . import (
             departures,
             endings,
+            faults,
             signals,  # noqa: F401  (post_migrate: the bot accounts; post_save: names on live tables)
         )
         from .challenges import services as challenges
@@ -17,6 +18,8 @@ class GamesConfig(AppConfig):
         from .play import liveness, scheduler, stats_due
         from .tournaments import services
 
+        # The connection pool's every failed attempt to reach the database is said once per outage (games/faults.py).
+        faults.quiet_pool_attempts()
         # Who hears a match's end, and when (games/endings.py).
         endings.connect()
         # A person who can no longer play leaves every feature (games/departures.py).

@@ -63,6 +63,25 @@ CHANNEL_LAYER = Outage("The channel layer (Redis)", "each process goes on servin
                                                     "processes waits, and their pages catch up when it is back")
 
 
+class _PoolAttempts(logging.Filter):
+    """psycopg_pool logs a warning for each failed attempt to connect (several a second while the database is
+    away, two lines each): taken here as the outage's news, said once (DATABASE)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message.startswith("error connecting"):
+            DATABASE.failed(ConnectionError(message.split(": ", 1)[-1].splitlines()[0]))
+            return False
+        return True
+
+
+def quiet_pool_attempts() -> None:
+    """Install the filter above on the pool's logger (at start-up, once)."""
+    pool_log = logging.getLogger("psycopg.pool")
+    if not any(isinstance(f, _PoolAttempts) for f in pool_log.filters):
+        pool_log.addFilter(_PoolAttempts())
+
+
 def backoff(steps: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0)) -> Iterator[float]:
     """The pauses between tries of something that met a fault: the steps, then the last one for ever."""
     yield from steps

@@ -281,8 +281,8 @@ class Hub:
         kind = message.get("type")
         if kind == "layer.resumed":  # the channel layer is back after an outage: whatever was missed, read now
             await self.catch_up()
-            for live in list(self.matches.values()):
-                await live.chat_again()
+            for held in list(self.matches.values()):
+                await held.chat_again()
             return
         if (kind in ("match.changed", "match.presence", "match.player") and message.get("id") in self.loading
                 and message["id"] not in self.matches):
