@@ -8,7 +8,9 @@ It reads the bot account's events, accepts Gomori challenges (and declines the o
 starts the program, tells it NewGame with its colour, and on each of its turns passes the server's request
 (PlayFirstTurn or PlayTurn, made by the server from exactly the seat's view) and sends back the program's answer,
 which the server checks and plays like any move. At the end the program gets Bye. A stream that ends while its
-match goes on is opened again. Needs Python 3.8+ and nothing else: one file to copy next to your bot.
+match goes on is opened again, and a server that is away for a while (a restart, a crash, a deploy: the connection
+refused or cut, or a 502/503 from its proxy) is waited for: the match goes on from the state then current.
+Needs Python 3.8+ and nothing else: one file to copy next to your bot.
 Options: --challenge USERNAME challenges someone to Gomori at the start; --no-accept leaves challenges alone;
 --answer-seconds bounds the program's thinking (default 60).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
 import json
 import queue
 import random
@@ -29,6 +32,9 @@ import urllib.request
 from typing import Any
 
 USER_AGENT = "computer-gomori-bridge/1"
+# The server away: the connection refused, reset or cut mid-answer, or its proxy's 502-504.
+AWAY = (OSError, http.client.HTTPException, ValueError)
+PATIENCE_SECONDS = 600.0  # how long a match waits for a server that is away before the bridge gives it up
 
 
 def log(*parts: Any) -> None:
@@ -63,6 +69,25 @@ class Api:
     def call(self, method: str, path: str, body: Any = None) -> Any:
         with self._request(method, path, body) as response:
             return json.loads(response.read() or b"{}")
+
+    def call_patiently(self, method: str, path: str, body: Any = None) -> Any:
+        """call(), waiting for a server that is away (a restart, a crash) rather than failing; a refusal (4xx) is
+        raised at once."""
+        deadline, pause = time.monotonic() + PATIENCE_SECONDS, 0.5
+        while True:
+            try:
+                return self.call(method, path, body)
+            except urllib.error.HTTPError as error:
+                if error.code < 500 or time.monotonic() > deadline:
+                    raise
+                why = f"HTTP {error.code}"
+            except AWAY as error:
+                if time.monotonic() > deadline:
+                    raise
+                why = str(error) or type(error).__name__
+            log(f"the server is away ({why}); trying again in {pause:.1f} s")
+            time.sleep(pause)
+            pause = min(pause * 2, 10.0)
 
     def lines(self, path: str) -> Any:
         """The JSON lines of a stream, until it ends (keep-alive newlines skipped)."""
@@ -121,7 +146,7 @@ class Match:
     def run(self) -> None:
         program: Program | None = None
         try:
-            state = self.api.call("GET", f"/api/v1/matches/{self.id}")
+            state = self.api.call_patiently("GET", f"/api/v1/matches/{self.id}")
             program = Program(self.command)
             program.ask({"type": "NewGame", "color": ("black", "red")[state["seat"]]}, self.answer_seconds)
             log(f"match {self.id}: playing {('black', 'red')[state['seat']]}")
@@ -136,12 +161,15 @@ class Match:
                         elif item.get("type") == "end":
                             log(f"match {self.id}: {item.get('reason')}")
                             return
-                except (OSError, urllib.error.URLError, ValueError) as error:
-                    log(f"match {self.id}: stream lost ({error}); opening it again")
+                except AWAY as error:
+                    log(f"match {self.id}: stream lost ({error or type(error).__name__}); opening it again")
                     time.sleep(1)
-                state = self.api.call("GET", f"/api/v1/matches/{self.id}")  # ended, or the stream did
+                state = self.api.call_patiently("GET", f"/api/v1/matches/{self.id}")  # ended, or the stream did
                 if state["status"] == "active":
-                    self.turn(program, state)
+                    try:
+                        self.turn(program, state)
+                    except AWAY as error:  # the server went away during the turn: it is asked again
+                        log(f"match {self.id}: the server went away during a turn ({error or type(error).__name__})")
             log(f"match {self.id}: {state['status']}, result {json.dumps(state.get('result'))}")
         except Exception as error:  # one match's trouble must not stop the bridge
             log(f"match {self.id}: stopped: {error!r}")
@@ -150,15 +178,17 @@ class Match:
                 program.bye()
 
     def turn(self, program: Program, state: dict[str, Any]) -> None:
+        """The program's turn at this state, once: a turn is marked done when the server answered it (made, or
+        refused as stale); a server that went away meanwhile raises AWAY, and the same turn is asked again."""
         if state["status"] != "active" or not state["your_turn"] or state["version"] <= self.done_version:
             return
-        self.done_version = state["version"]
         try:
             asked = self.api.call("GET", f"/api/v1/matches/{self.id}/gomori/request?seen={self.seen}")
         except urllib.error.HTTPError as error:
             if error.code == 409:  # the match ended meanwhile: its stream says so next
                 return
             raise
+        self.done_version = state["version"]
         if asked["version"] != state["version"]:
             return  # the match moved on: the stream brings the newer state
         if asked["request"] is None:  # a turn the protocol has no request for: play what the site allows
@@ -174,6 +204,9 @@ class Match:
                           {"version": asked["version"], "answer": answer})
             self.seen = asked["seen"]
             log(f"match {self.id}: played its turn at version {asked['version']}")
+        except AWAY:
+            self.done_version = -1  # not answered: the turn is asked again (a stale one is refused as such)
+            raise
         except urllib.error.HTTPError as error:
             if error.code == 409:
                 return  # stale: a newer state is on its way
@@ -235,8 +268,8 @@ def main() -> None:
                 log(f"refused: {error_text(error)}")
                 sys.exit(1)
             log(f"events: {error}; again in 2 s")
-        except (OSError, urllib.error.URLError, ValueError) as error:
-            log(f"events stream lost ({error}); again in 2 s")
+        except AWAY as error:
+            log(f"events stream lost ({error or type(error).__name__}); again in 2 s")
         time.sleep(2)
 
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import shutil
 import socket
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -103,3 +107,19 @@ def make_bot(owner: Any, username: str, scopes: tuple[str, ...] = ("play", "chal
     bot = create_bot(owner, username)
     _, key = make_token(bot, name="test", scopes=scopes)
     return bot, key
+
+
+REPO = Path(__file__).resolve().parents[3]
+BRIDGE = REPO / "games" / "api" / "computer_gomori_bridge.py"
+PROTOCOL_BOT = REPO / "tests" / "games" / "gomori_protocol_bot.py"
+
+
+def start_bridge(server_url: str, key: str, where: Path, log: Path) -> subprocess.Popen[bytes]:
+    """The bridge as its author runs it: a copy of the one file, a plain python3, no Django on its path."""
+    bridge = where / "computer_gomori_bridge.py"
+    shutil.copy(BRIDGE, bridge)
+    bot = where / "my_bot.py"
+    shutil.copy(PROTOCOL_BOT, bot)
+    python = shutil.which("python3") or sys.executable
+    return subprocess.Popen([python, "-I", str(bridge), "--server", server_url, "--token", key, "--",
+                             python, "-I", str(bot)], cwd=where, stdout=log.open("wb"), stderr=subprocess.STDOUT)

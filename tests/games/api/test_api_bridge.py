@@ -6,15 +6,12 @@ The browser's version is tests/e2e/test_bridge_e2e.py."""
 from __future__ import annotations
 
 import random
-import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from apiclient import make_bot
+from apiclient import make_bot, start_bridge
 from factories import make_user
 
 from games.challenges import services
@@ -27,22 +24,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 # Every stream ends after a second here: the bridge must open its match's stream again to finish the match.
 API_ENV = {"GAMES_API_STREAM_SECONDS": "1"}
-
-REPO = Path(__file__).resolve().parents[3]
-BRIDGE = REPO / "games" / "api" / "computer_gomori_bridge.py"
-PROTOCOL_BOT = REPO / "tests" / "games" / "gomori_protocol_bot.py"
-
-
-def start_bridge(server_url: str, key: str, where: Path, log: Path) -> subprocess.Popen[bytes]:
-    """The bridge as its author runs it: a copy of the one file, a plain python3, no Django on its path."""
-    bridge = where / "computer_gomori_bridge.py"
-    shutil.copy(BRIDGE, bridge)
-    bot = where / "my_bot.py"
-    shutil.copy(PROTOCOL_BOT, bot)
-    python = shutil.which("python3") or sys.executable
-    return subprocess.Popen([python, "-I", str(bridge), "--server", server_url, "--token", key, "--",
-                             python, "-I", str(bot)], cwd=where, stdout=log.open("wb"), stderr=subprocess.STDOUT)
-
 
 def test_the_bridge_plays_a_whole_rated_match_for_a_protocol_bot(server: Any, owner: Any, tmp_path: Path) -> None:
     bot, key = make_bot(owner, "judgebot")

@@ -357,3 +357,56 @@ async def test_a_send_to_a_page_that_left_during_its_opening_is_no_error(
     await asyncio.wait_for(app, 10)  # ended cleanly: no exception came out of the consumer
     assert not await database_sync_to_async(Presence.objects.filter(match_id=match.pk).exists)()
     assert not [record for record in caplog.records if record.exc_info]
+
+
+# -- 5. Bots ride through a process's death ---------------------------------------------------------------------
+
+
+@pytest.mark.redis
+@redis_only
+async def test_a_match_against_a_site_bot_whose_process_died_is_played_on_by_the_other_process(
+    alice: Any, tmp_path: Path, prefix: str,
+) -> None:
+    from urllib.request import urlopen
+
+    from games.play.create import SeatSpec, create_match
+
+    env = server_env(CHANNELS_REDIS_PREFIX=prefix)
+    a = await start({**env, "GAMES_TEST_CRASH": "after-commit"}, tmp_path / "a.log")
+    b = await start(env, tmp_path / "b.log")
+    pages: list[Page] = []
+    try:
+        await asyncio.to_thread(lambda: urlopen(f"{b.url}/rules/gomori/", timeout=10).read())  # B's runner starts
+        match = await database_sync_to_async(create_match)(
+            creator=alice, game="gomori", players=2, seats=[SeatSpec("bot", "reference")], seed=6)
+        cookie = await database_sync_to_async(session_cookie)(alice)
+        rng = random.Random(8)
+        async with asyncio.timeout(15):  # the person's turn (the bot may open)
+            while (await next_move(match.pk, rng))[0] != 0:
+                await asyncio.sleep(0.05)
+        person = await table(a, match.pk, cookie, "alice on A")
+        pages.append(person)
+        _, action, version = await next_move(match.pk, rng)
+        await person.send({"action": action, "version": version})
+        await asyncio.to_thread(a.process.wait, 30)  # the move committed, A died before its bot timer was set
+        # Nobody is connected anywhere; B's runner finds the bot due and plays its turn.
+        async with asyncio.timeout(15):
+            while True:
+                fresh, moves = await stored(match.pk)
+                if fresh.version > version + 1 and moves[-1][0] == 1:
+                    break
+                await asyncio.sleep(0.1)
+        assert fresh.state == GOMORI.dump(replayed(fresh, moves))
+        # The person's page reloaded onto B plays on against the bot.
+        again = await table(b, match.pk, cookie, "alice on B")
+        pages.append(again)
+        assert again.version == fresh.version
+        seat, action, version = await next_move(match.pk, rng)
+        if seat == 0:
+            await again.send({"action": action, "version": version})
+            await again.until_version(version + 2, timeout=15)  # hers, and the bot's answer
+        assert_quiet(b)
+    finally:
+        for page in pages:
+            await page.close()
+        await stop(a, b)
