@@ -58,7 +58,29 @@
     if (top < 0 || top > window.innerHeight - 80) { box.scrollIntoView({ block: "start" }); }
   }
 
-  function refresh() { follow(); clocks(); inviteLinks(); endSeen(); }
+  // A request the server has not answered within 1.5 s (the database restarting, or held by another program): the
+  // page says it waits, until the answer comes. The server answers every move within its patience, made or refused
+  // as busy (README, Durability).
+  var pending = null;
+  function waitingNote(on) {
+    var node = document.getElementById("waiting-note");
+    if (!on) { if (node) { node.remove(); } return; }
+    var table = document.querySelector(".match");
+    if (node || !table) { return; }
+    node = document.createElement("p");
+    node.id = "waiting-note";
+    node.className = "notice waiting-note";
+    node.setAttribute("role", "status");
+    node.textContent = "Waiting for the server…";
+    table.insertBefore(node, document.getElementById("status") || table.firstChild);
+  }
+  document.addEventListener("htmx:wsConfigSend", function () {
+    clearTimeout(pending);
+    pending = setTimeout(function () { waitingNote(true); }, 1500);
+  });
+  document.addEventListener("htmx:wsClose", function () { clearTimeout(pending); waitingNote(false); });
+
+  function refresh() { clearTimeout(pending); waitingNote(false); follow(); clocks(); inviteLinks(); endSeen(); }
   document.addEventListener("DOMContentLoaded", function () { clocks(); inviteLinks(); endSeen(); });
   document.addEventListener("htmx:wsAfterMessage", refresh);
 })();

@@ -386,7 +386,8 @@
     }
     if (node.dataset.closed) { return; }  // a socket closed for good has said why; another one's drop adds nothing
     node.dataset.reconnecting = "1";
-    node.append("Connection lost: reconnecting…");
+    // 1013: the server's database is away for a moment (accounts/sessions.py); anything else: the network or a restart.
+    node.append(code === 1013 ? "The server is busy for a moment: reconnecting…" : "Connection lost: reconnecting…");
     stop(source, "reconnecting");
     if (RETRIED.indexOf(code) < 0 && event.detail && event.detail.socketWrapper) {
       setTimeout(function () { event.detail.socketWrapper.reconnect(); }, 1000 + Math.random() * 2000);
