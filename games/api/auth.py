@@ -23,6 +23,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts.models import ApiToken, User
 
+from ..faults import DATABASE, RETRY_AFTER_SECONDS, db_unavailable
 from .tokens import authenticate
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,18 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
     if status == 401:
         response["WWW-Authenticate"] = 'Bearer realm="cardclub"'
     return response
+
+
+def failure_response(request: HttpRequest, error: Exception) -> JsonResponse:
+    """The answer to a request that failed: the database away is a 503 to try again (said once in the log, as every
+    outage: games.faults), anything else a 500 whose cause is logged. JSON either way, as every answer of the API."""
+    if db_unavailable(error):
+        DATABASE.failed(error)
+        return error_response(503, "The server is busy for a moment (its database is not answering); nothing was "
+                                   "changed. Try again in a few seconds.", {"Retry-After": str(RETRY_AFTER_SECONDS)},
+                              retry_after=RETRY_AFTER_SECONDS)
+    log.error("API request %s %s", request.method, request.path, exc_info=error)
+    return error_response(500, "Something went wrong on the server; the match goes on.")
 
 
 class Buckets:
@@ -162,9 +175,8 @@ def api_async(scope: str | None, *, methods: tuple[str, ...] = ("GET",)) -> Call
                 return await view(request, caller, **kwargs)
             except ApiError as error:
                 return error_response(error.status, str(error), error.headers, **error.extra)
-            except Exception:  # JSON, as every answer of the API
-                log.exception("API request %s %s", request.method, request.path)
-                return error_response(500, "Something went wrong on the server; the match goes on.")
+            except Exception as error:  # JSON, as every answer of the API
+                return failure_response(request, error)
 
         return wrapped
 
@@ -200,9 +212,8 @@ def api(scope: str | None, *, methods: tuple[str, ...] = ("GET",)) -> Callable[[
                 return view(request, caller, **kwargs)
             except ApiError as error:
                 return error_response(error.status, str(error), error.headers, **error.extra)
-            except Exception:  # a client's request must never get a page of HTML: a bug is JSON too
-                log.exception("API request %s %s", request.method, request.path)
-                return error_response(500, "Something went wrong on the server; the match goes on.")
+            except Exception as error:  # a client's request must never get a page of HTML: a bug is JSON too
+                return failure_response(request, error)
 
         return wrapped
 

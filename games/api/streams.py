@@ -42,7 +42,7 @@ from ..play.news import match_group, readers_group
 from ..play.presence import presence_close, presence_open
 from ..play.snapshot import Snapshot, Status, state_of
 from ..play.store import load
-from .auth import ApiError, Caller, authorize, error_response
+from .auth import ApiError, Caller, authorize, error_response, failure_response
 from .outlet import Outlet, outlet_of
 from .state import seat_state
 from .tokens import still_valid
@@ -161,9 +161,8 @@ def streaming(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
 async def match_stream(request: HttpRequest, match_id: int) -> HttpResponseBase:
     try:
         return await _open_match_stream(request, match_id)
-    except Exception:  # JSON, as every answer of the API
-        log.exception("API match stream %s", match_id)
-        return error_response(500, "Something went wrong on the server; the match goes on.")
+    except Exception as error:  # JSON, as every answer of the API
+        return failure_response(request, error)
 
 
 async def _open_match_stream(request: HttpRequest, match_id: int) -> HttpResponseBase:
@@ -297,9 +296,8 @@ def _events_now(user_id: int, since: Any) -> tuple[dict[int, dict[str, Any]], di
 async def event_stream(request: HttpRequest) -> HttpResponseBase:
     try:
         return await _open_event_stream(request)
-    except Exception:  # JSON, as every answer of the API
-        log.exception("API events stream")
-        return error_response(500, "Something went wrong on the server; the match goes on.")
+    except Exception as error:  # JSON, as every answer of the API
+        return failure_response(request, error)
 
 
 async def _open_event_stream(request: HttpRequest) -> HttpResponseBase:
