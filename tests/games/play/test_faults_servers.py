@@ -227,7 +227,8 @@ async def test_redis_stopped_and_started_under_two_processes_closes_no_page_and_
                         1: await table(b, across.pk, cookies[dan.pk], "dan on B")}
         notices = await Page.open(b.ws, "/ws/notify/", cookies[dan.pk], b.url, "dan's notification socket on B",
                                   first=None)
-        pages += [*here_pages.values(), *across_pages.values(), notices]
+        lobby = await Page.open(b.ws, "/ws/notify/?lobby=1", None, b.url, "a lobby watched on B", first=None)
+        pages += [*here_pages.values(), *across_pages.values(), notices, lobby]
         await asyncio.sleep(0.5)
         for _ in range(2):  # news crosses processes before the fault
             seat, _, _ = await next_move(across.pk, rng)
@@ -276,6 +277,11 @@ async def test_redis_stopped_and_started_under_two_processes_closes_no_page_and_
         cued = len(notices.messages)
         await move(across_pages[0], across.pk, rng)
         await notices.until(lambda m: f"#{across.pk}" in m and "Your turn" in m, timeout=10, since=cued)
+        # ... and the lobby watched on B hears a match on A ending (it leaves the lists of matches being played).
+        heard = len(lobby.messages)
+        await here_pages[0].send({"op": "resign"})
+        await here_pages[0].until(lambda m: "You resigned." in m, timeout=10)
+        await lobby.until(lambda m: 'id="lobby-lists"' in m, timeout=10, since=heard)
         assert not any(page.closed.is_set() for page in pages), [(p.name, p.close_code) for p in pages]
         for page in pages:
             assert not page.went_back(), f"{page.name} went back: {page.versions}"
