@@ -298,12 +298,20 @@
   // Quick pairing and accepted challenges: the notification socket moves the page to the match its person was
   // seated at (#notify-go's data-go), once. A challenge's expiry is the server's (its runner closes it and the
   // socket redraws the notices with "expired"), not a timer here, so every page says the same.
+  // One navigation at a time: an accepted challenge's answer (htmx's HX-Redirect) and the socket's frame both send
+  // the page to the new match, and whichever came second would abort the first. A page already on its way somewhere
+  // is left to go there (that page's socket sends it on to the match if it has not been opened).
   var going = false;
+  window.addEventListener("beforeunload", function () { going = true; });
   function follow() {
     var go = document.getElementById("notify-go");
     var url = go && go.getAttribute("data-go");
     if (url && !going) { going = true; go.removeAttribute("data-go"); window.location.assign(url); }
   }
+  document.addEventListener("htmx:beforeOnLoad", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    if (going && xhr && xhr.getResponseHeader("HX-Redirect")) { event.preventDefault(); }
+  });
   document.addEventListener("htmx:wsAfterMessage", follow);
   document.addEventListener("DOMContentLoaded", follow);
 
