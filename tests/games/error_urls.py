@@ -5,10 +5,13 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 
-from config.urls import handler400, handler403, handler404, handler500
-from config.urls import urlpatterns as site
+from config import urls as site_urls
 
-__all__ = ["handler400", "handler403", "handler404", "handler500", "urlpatterns"]
+# The site's handlers, whichever they are (Django's own where it names none).
+handler400 = getattr(site_urls, "handler400", "django.views.defaults.bad_request")
+handler403 = getattr(site_urls, "handler403", "django.views.defaults.permission_denied")
+handler404 = getattr(site_urls, "handler404", "django.views.defaults.page_not_found")
+handler500 = getattr(site_urls, "handler500", "django.views.defaults.server_error")
 
 
 def forbidden(request: HttpRequest) -> HttpResponse:
@@ -29,5 +32,5 @@ urlpatterns = [
     path("test-errors/suspicious/", suspicious),
     path("test-errors/broken/", broken),
     path("api/v1/test-errors/broken", broken),
-    *site,
+    *site_urls.urlpatterns,
 ]
