@@ -78,6 +78,8 @@ SERVE_MEDIA = env_bool("DJANGO_SERVE_MEDIA", True)
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+# A form refused for its CSRF check is a page of the site that says why (games.errors).
+CSRF_FAILURE_VIEW = "games.errors.csrf_failure"
 
 INSTALLED_APPS = [
     "daphne",

@@ -130,9 +130,12 @@ AWAY_TEXT = "The site's database is not answering for a moment (a restart, or a 
 def server_error(request: HttpRequest) -> HttpResponse:
     """handler500: a request that failed because the database is away is answered 503 with a page that says so and
     reloads itself (drawn without the database: no session, no template context), under /api/ as JSON; any other
-    error is Django's own 500."""
+    error is a 500: templates/500.html through Django's own server_error (no request, no database), under /api/
+    as JSON."""
     error = sys.exc_info()[1]
     if error is None or not db_unavailable(error):
+        if request.path.startswith("/api/"):
+            return JsonResponse({"error": "Something went wrong on the server; the match goes on."}, status=500)
         return django_server_error(request)
     DATABASE.failed(error)
     headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}

@@ -23,6 +23,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts.models import ApiToken, User
 
+from ..errors import NO_SUCH_ADDRESS
 from ..faults import DATABASE, RETRY_AFTER_SECONDS, db_unavailable
 from .tokens import authenticate
 
@@ -183,16 +184,17 @@ def api_async(scope: str | None, *, methods: tuple[str, ...] = ("GET",)) -> Call
     return wrap
 
 
+@csrf_exempt  # a POST, PUT or DELETE to a wrong address is told it is wrong, not refused for a browser's check
 def not_found(request: HttpRequest, path: str = "") -> HttpResponse:
-    """Any other address under /api/v1/: JSON, as every answer of the API (with a hint for a trailing slash, the
-    commonest slip: the API's addresses end without one)."""
+    """Any other address under /api/: JSON, as every answer of the API, whatever the method (with a hint for a
+    trailing slash, the commonest slip: the API's addresses end without one)."""
     if path.endswith("/"):
         try:
             if resolve(request.path[:-1]).func is not not_found:
-                return error_response(404, f"No such endpoint: drop the trailing slash ({request.path[:-1]}).")
+                return error_response(404, f"No such address: drop the trailing slash ({request.path[:-1]}).")
         except Resolver404:
             pass
-    return error_response(404, "No such endpoint: see /api/ for the list.")
+    return error_response(404, NO_SUCH_ADDRESS)
 
 
 def api(scope: str | None, *, methods: tuple[str, ...] = ("GET",)) -> Callable[[View], View]:

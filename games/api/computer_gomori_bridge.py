@@ -246,7 +246,9 @@ def main() -> None:
         try:
             for event in api.lines("/api/v1/stream/events"):
                 kind = event.get("type")
-                if kind == "challenge" and event["challenge"]["to"] == me["username"] and not args.no_accept:
+                # A challenge made and withdrawn while the stream looked away comes already answered: left alone.
+                if (kind == "challenge" and event["challenge"]["to"] == me["username"] and not args.no_accept
+                        and event["challenge"].get("status", "open") == "open"):
                     challenge = event["challenge"]
                     verb = "accept" if challenge["game"] == "gomori" else "decline"
                     try:

@@ -167,7 +167,7 @@ async def match_stream(request: HttpRequest, match_id: int) -> HttpResponseBase:
 
 async def _open_match_stream(request: HttpRequest, match_id: int) -> HttpResponseBase:
     if request.method != "GET":
-        return error_response(405, "Use GET here.")
+        return error_response(405, "Use GET here.", {"Allow": "GET"})
     caller = await _authorized(request, "play")
     if isinstance(caller, HttpResponse):
         return caller
@@ -302,7 +302,7 @@ async def event_stream(request: HttpRequest) -> HttpResponseBase:
 
 async def _open_event_stream(request: HttpRequest) -> HttpResponseBase:
     if request.method != "GET":
-        return error_response(405, "Use GET here.")
+        return error_response(405, "Use GET here.", {"Allow": "GET"})
     caller = await _authorized(request, None)  # the scopes say what the bot may do about what it hears
     if isinstance(caller, HttpResponse):
         return caller
@@ -320,6 +320,10 @@ async def _event_lines(pipe: Pipe) -> AsyncIterator[bytes]:
     first = True
     last_check = time.monotonic()
     try:
+        # An empty first chunk sends the status line and headers at once (daphne writes them on the first body
+        # message, even an empty one, and sends no bytes for it): a bot with nothing to hear yet knows it is
+        # connected now, not after the first keep-alive.
+        yield b""
         await pipe.join(notices_group(user_id))
         keepalive = float(settings.GAMES_API_KEEPALIVE)
         while True:
@@ -329,6 +333,11 @@ async def _event_lines(pipe: Pipe) -> AsyncIterator[bytes]:
                 if before is None and data["status"] == Challenge.Status.OPEN:
                     yield pipe.out(line({"type": "challenge", "challenge": data}))
                 elif before is not None and before != data["status"]:
+                    yield pipe.out(line({"type": "challengeAnswered", "challenge": data}))
+                elif before is None:
+                    # Made and answered (withdrawn, declined...) between two looks: both told, in order, as a match
+                    # started and ended meanwhile (_events_now gives only those closed since the stream opened).
+                    yield pipe.out(line({"type": "challenge", "challenge": data}))
                     yield pipe.out(line({"type": "challengeAnswered", "challenge": data}))
                 known_challenges[pk] = data["status"]
             for pk, data in sorted(matches.items()):

@@ -65,6 +65,8 @@ def asgi_server(
             "GAMES_BOT_DELAY": os.environ.get("E2E_BOT_DELAY", "0.1"),
             # Parallel workers' servers number their matches alike: on a shared Redis, keep their groups apart.
             "CHANNELS_REDIS_PREFIX": f"cardclub-e2e-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-{os.getpid()}",
+            # A module's SERVER_ENV (a dict) adds to it: debug off to see what production shows, say.
+            **getattr(request.module, "SERVER_ENV", {}),
         },
         log,
     )
