@@ -63,6 +63,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.live import bench_env, free_port, print_profile, server_cpu, start_daphne, start_profiler  # noqa: E402
+from games import lag  # noqa: E402  (no Django: the server's monitor, and the clients' own)
 
 GAMES = ("gomori", "columbo", "ruhd", "rummy")
 KINDS = ("ack", "opponent", "spectator", "turn cue", "lobby", "chat")
@@ -70,6 +71,7 @@ KINDS = ("ack", "opponent", "spectator", "turn cue", "lobby", "chat")
 CRITERIA = {"all": KINDS, "play": ("ack", "opponent", "spectator", "chat")}
 LOBBY_PAUSE = 0.5  # games.notify.consumer.NotifyConsumer._send_lobby's gathering pause
 P99_LIMIT = 0.050
+STALLS_SHOWN = 6  # the server's stalls printed, most frequent first (every one is in --json)
 MOVE_TIMEOUT = 15.0
 DATABASE_NAME = "cardclub_club"
 
@@ -246,6 +248,7 @@ class Client:
         self.stats = {"messages": 0, "bytes": 0, "errors": 0, "moves": 0, "lost": 0, "matches": 0, "sockets": 0,
                       "refused": 0}
         self.lost: list[str] = []
+        self.lag_file: str | None = None
 
     @property
     def stopping(self) -> bool:
@@ -277,19 +280,23 @@ class Client:
         await self.sleep_until(min(time.perf_counter() + rng.uniform(*self.pace), self.stop))
 
     async def run(self) -> dict[str, Any]:
+        monitor = lag.start_if_asked(self.lag_file) if self.lag_file else None
         cpu = 0.0
         tasks = [asyncio.ensure_future(self.table(slot)) for slot in self.slots]
         watchers = [asyncio.ensure_future(self.watch(cookie)) for cookie in self.watchers]
         await self.sleep_until(self.measure_from)
+        if monitor is not None:
+            monitor.reset()
         cpu = time.process_time()
         await self.sleep_until(self.stop)
         cpu = time.process_time() - cpu
+        own_lag = monitor.summary() if monitor is not None else None
         lobby = await asyncio.gather(*watchers, return_exceptions=True)
         done = await asyncio.gather(*tasks, return_exceptions=True)
         for slot, outcome in zip(self.slots, done, strict=True):
             if isinstance(outcome, BaseException):
                 self.lost.append(f"table {slot.index}: {outcome!r}")
-        return {"samples": self.samples, "endings": self.endings, "stats": self.stats, "cpu": cpu,
+        return {"samples": self.samples, "endings": self.endings, "stats": self.stats, "cpu": cpu, "lag": own_lag,
                 "lobby": [times for times in lobby if isinstance(times, list)], "lost": self.lost[:5],
                 "matches": {slot.index: slot.match for slot in self.slots}}
 
@@ -433,16 +440,34 @@ slot_players: dict[int, dict[int, Sock]] = {}  # each table's player sockets whi
 
 
 def run_client(port: int, slots: list[Slot], watchers: list[str], start: float, ramp: float, measure_from: float,
-               stop: float, seed: int, pace: tuple[float, float], chat_every: float) -> dict[str, Any]:
+               stop: float, seed: int, pace: tuple[float, float], chat_every: float,
+               lag_file: str | None = None) -> dict[str, Any]:
+    import gc
+
     import django
 
     django.setup()
+    # The client measures the server, not its own pauses: what it loaded is out of the collections, and they run
+    # rarely (its sockets' messages are short-lived); its own loop's lag is measured and reported beside the server's.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
     client = Client(port, slots, watchers, start, ramp, measure_from, stop, seed, pace, chat_every)
+    client.lag_file = lag_file
     return asyncio.run(client.run())
 
 
 # ---------------------------------------------------------------------------------------------
 # One measured run
+
+
+FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+
+
+def where(stack: str, frames: int = 5) -> str:
+    """A stall's stack in a line: its innermost frames first, as file:line function."""
+    found = [f"{Path(path).name}:{line} {function}" for path, line, function in FRAME.findall(stack)]
+    return " <- ".join(reversed(found[-frames:]))
 
 
 def percentile(ordered: list[float], share: float) -> float:
@@ -472,6 +497,8 @@ class Result:
     lost: list[str]
     watchers: int
     pace: tuple[float, float] = (1.0, 5.0)
+    server_lag: dict[str, Any] | None = None  # the server's event loop over the window (games.lag)
+    client_lag: list[dict[str, Any]] = field(default_factory=list)  # each client process's own
 
     def p(self, kind: str, share: float) -> float | None:
         values = sorted(self.latencies[kind])
@@ -502,7 +529,8 @@ class Result:
                            "p99": percentile(values, 0.99) if values else None, "max": values[-1] if values else None}
         return {"n": self.n, "window": self.window, "kinds": kinds, "server_cpu": self.server_cpu, "rss": self.rss,
                 "rss_peak": self.rss_peak, "client_cpu": self.client_cpu, "stats": self.stats, "lost": self.lost,
-                "watchers": self.watchers, "passes": {name: self.passes(name)[0] for name in CRITERIA}}
+                "watchers": self.watchers, "passes": {name: self.passes(name)[0] for name in CRITERIA},
+                "server_lag": self.server_lag, "client_lag": self.client_lag}
 
     def print(self) -> None:
         moves = self.stats["moves"]
@@ -523,6 +551,15 @@ class Result:
         clients = " + ".join(f"{share:.1%}" for share in self.client_cpu)
         print(f"  server CPU {self.server_cpu:.1%} of a core, RSS {self.rss / 2**20:.0f} MiB "
               f"(peak {self.rss_peak / 2**20:.0f} MiB); client CPU {clients} of a core")
+        if self.server_lag:
+            loop = self.server_lag
+            print(f"  server loop lag: p50 {loop['p50_ms']} ms, p99 {loop['p99_ms']} ms, max {loop['max_ms']} ms; "
+                  f"{loop['over_20ms']} ticks over 20 ms, {loop['over_50ms']} over 50 ms")
+            for stall in loop["stalls"][:STALLS_SHOWN]:
+                print(f"    {stall['count']:>4} stalls, {stall['ms']:>7.1f} ms: {where(stall['stack'])}")
+        for index, own in enumerate(self.client_lag):
+            print(f"  client {index} loop lag: p50 {own['p50_ms']} ms, p99 {own['p99_ms']} ms, max {own['max_ms']} "
+                  f"ms; {own['over_20ms']} ticks over 20 ms")
         if self.lost:
             print("  lost: " + "; ".join(self.lost))
 
@@ -535,7 +572,9 @@ def measure(club: Club, n: int, env: dict[str, str], *, warmup: float, window: f
     slots, watchers = club.slots[:n], club.watchers[:watchers_of(n, lobby_share)]
     connections.close_all()  # the client processes are forked: none of them may share this one's connections
     port = free_port()
-    server = start_daphne("config.asgi:application", port, env)
+    lag_dir = Path(tempfile.mkdtemp(prefix="club-lag-"))
+    server_lag_file = lag_dir / "server.json"
+    server = start_daphne("config.asgi:application", port, {**env, "GAMES_LAG_MONITOR": str(server_lag_file)})
     try:
         start = time.perf_counter() + 1.0
         measure_from, stop = start + warmup, start + warmup + window
@@ -543,14 +582,18 @@ def measure(club: Club, n: int, env: dict[str, str], *, warmup: float, window: f
         context = multiprocessing.get_context("fork")
         with context.Pool(clients) as pool:
             pending = [pool.apply_async(run_client, (port, slots[i::clients], watchers[i::clients], start, ramp,
-                                                     measure_from, stop, seed, pace, chat_every))
+                                                     measure_from, stop, seed, pace, chat_every,
+                                                     str(lag_dir / f"client{i}.json")))
                        for i in range(clients)]
             time.sleep(max(0.0, measure_from - time.perf_counter()))
+            (lag_dir / "server.json.reset").touch()  # the server's monitor counts the window only
             spy = start_profiler(server.pid, profile) if profile else None
             cpu = server_cpu(server.pid)
             time.sleep(max(0.0, stop - time.perf_counter()))
             cpu = server_cpu(server.pid) - cpu
             rss, peak = rss_of(server.pid)
+            time.sleep(lag.WRITE_SECONDS + 0.5)  # the monitor's summary of the window, written since
+            server_lag = json.loads(server_lag_file.read_text()) if server_lag_file.exists() else None
             if spy is not None:
                 spy.send_signal(2)
                 spy.wait(timeout=120)
@@ -581,7 +624,8 @@ def measure(club: Club, n: int, env: dict[str, str], *, warmup: float, window: f
                 if at < len(times):
                     latencies["lobby"].append(times[at] - sent)
     return Result(n, window, latencies, cpu / window, rss, peak,
-                  [outcome["cpu"] / window for outcome in outcomes], stats, lost, len(watchers), pace)
+                  [outcome["cpu"] / window for outcome in outcomes], stats, lost, len(watchers), pace,
+                  server_lag, [outcome["lag"] for outcome in outcomes if outcome.get("lag")])
 
 
 def main() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
+from .. import lag
 from ..faults import DATABASE, db_unavailable
 from ..models import Match
 from .hub import hub
@@ -99,8 +100,9 @@ async def _loop() -> None:
 
 
 def ensure_running() -> None:
-    """Start the runner on the current event loop, once per process."""
+    """Start the runner on the current event loop, once per process (and the lag monitor, if asked: games.lag)."""
     global _task
+    lag.start_if_asked()
     loop = asyncio.get_running_loop()
     # A task of another (ended) event loop never runs again: tests run one loop each, and so may a server
     # that restarts its loop.
