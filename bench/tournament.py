@@ -261,6 +261,7 @@ def main() -> None:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from django.db import connection
+    from django.db.models import F
     from django.utils import timezone
 
     from accounts.models import User
@@ -297,7 +298,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     waits = [(s.until - s.since).total_seconds() for s in stretches if s.until is not None]
     worst, example = both_free_longest(stretches, end)
     matches = Match.objects.filter(tournament_game__tournament=tournament)
-    rows = list(Entrant.objects.filter(tournament=tournament).order_by("place"))
+    # No place (no result) last: SQLite and PostgreSQL disagree on where NULL sorts.
+    rows = list(Entrant.objects.filter(tournament=tournament).order_by(F("place").asc(nulls_last=True), "pk"))
     connection.close()
     return {
         "players": args.players, "seconds": args.seconds, "game": args.game, "threads": args.threads,

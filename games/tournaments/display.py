@@ -3,6 +3,7 @@ being played and podium, a person's own entry, and a person's tournaments for th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,6 +18,7 @@ from ..catalog import GAMES
 from ..models import Entrant, Match, Seat, Tournament, TournamentGame
 from ..play.clock import clock_label
 from . import points, services
+from .places import NO_PLACE, Place
 
 LIST_LIMIT = 30
 RESULT_WORDS = {points.WIN: "Win", points.DRAW: "Draw", points.MIDDLE: "Middle place", points.LOSS: "Loss",
@@ -185,7 +187,7 @@ class Mark:
 class Standing:
     """A line of the standings."""
 
-    rank: int
+    place: Place  # games.tournaments.places: None for an entrant without a result
     user_id: int
     username: str
     name: str
@@ -198,7 +200,11 @@ class Standing:
     playing: bool
     buchholz: float | None
     sonneborn: float | None
-    games: int = 0  # counted games (a bye is none)
+
+    @property
+    def rank(self) -> str:
+        """The standings' "#" column: "1", "=2", or "" without a place."""
+        return self.place.label
 
 
 def _marks(sheet: list[dict[str, Any]]) -> list[Mark]:
@@ -215,20 +221,20 @@ def _marks(sheet: list[dict[str, Any]]) -> list[Mark]:
 
 
 def standings(tournament: Tournament) -> list[Standing]:
-    """Every entrant in the standings' order (services.ordered), with their sheet as marks and the flame."""
+    """Every entrant in the standings' order with their place (services.ranked: the places a finished tournament
+    stored are the same), their sheet as marks and the flame."""
     swiss = tournament.kind == Tournament.Kind.SWISS
     rows = []
-    for rank, entrant in enumerate(services.ordered(tournament), start=1):
-        user: User = entrant.user
+    for row in services.ranked(tournament):
+        entrant, user = row.entrant, row.entrant.user
         tiebreak = list(entrant.tiebreak or [])
         rows.append(Standing(
-            rank=entrant.place or rank, user_id=user.pk, username=user.username, name=user.name,
+            place=row.place, user_id=user.pk, username=user.username, name=user.name,
             avatar_url=user.avatar_url, score=entrant.score, marks=_marks(entrant.sheet),
             on_fire=not swiss and points.on_fire(entrant.streak), paused=entrant.paused, withdrawn=entrant.withdrawn,
             playing=entrant.match_id is not None,
             buchholz=float(tiebreak[0]) if swiss and len(tiebreak) > 0 else None,
             sonneborn=float(tiebreak[1]) if swiss and len(tiebreak) > 1 else None,
-            games=services.counted_games(entrant.sheet),
         ))
     return rows
 
@@ -265,11 +271,12 @@ def playing(tournament: Tournament) -> list[Playing]:
 
 
 def podium(rows: list[Standing], tournament: Tournament) -> list[Standing]:
-    """The first three of a finished tournament among those with a counted game, in the standings' order (by
-    points, then its tie-break: services.ordered); nothing before the end, and nobody for games never played."""
+    """Who holds the first three places of a finished tournament, as the standings write them (a shared place
+    puts everyone holding it there); nothing before the end, and nobody without a result (a counted game or a
+    bye: games.tournaments.places)."""
     if tournament.status != Tournament.Status.FINISHED:
         return []
-    return [row for row in rows if row.games][:3]
+    return [row for row in rows if row.place.on_podium]
 
 
 @dataclass(frozen=True)
@@ -286,7 +293,7 @@ class Mine:
     may_start: bool  # the creator of a private one, before its start
     invite_url: str | None  # to entrants and the creator of a private one
     join_code: str  # what the Join button posts for the creator of a private one (others come with the link's)
-    place: int | None = None  # their final place
+    place: Place = NO_PLACE  # their final place
     elsewhere: str = ""  # where they play now, when that keeps the tournament from pairing them (games.boards)
 
 
@@ -321,8 +328,15 @@ def mine(tournament: Tournament, user: Viewer, *, now: datetime | None = None) -
         may_join=may_join,
         may_start=is_creator and tournament.is_private and tournament.status == Tournament.Status.UPCOMING,
         invite_url=invite, join_code=tournament.invite_code if is_creator and tournament.is_private else "",
-        place=entrant.place if entrant else None, elsewhere=elsewhere,
+        place=_stored_place(tournament.pk, entrant.place) if entrant else NO_PLACE, elsewhere=elsewhere,
     )
+
+
+def _stored_place(tournament_id: int, number: int | None) -> Place:
+    """A final place as stored at the end, shared when another entrant holds the same."""
+    if number is None:
+        return NO_PLACE
+    return Place(number, Entrant.objects.filter(tournament_id=tournament_id, place=number).count() > 1)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -339,7 +353,7 @@ class Entry:
     kind_label: str
     status: str
     when: datetime
-    place: int | None
+    place: Place
     players: int
     score: int
 
@@ -352,12 +366,26 @@ def tournaments_of(person: User, viewer: Viewer, limit: int = 20) -> list[Entry]
                .annotate(players=Count("tournament__entrants")))
     if not (viewer.is_authenticated and viewer.pk == person.pk):
         entries = entries.filter(tournament__is_private=False)
+    found = list(entries[:limit])
+    shared = _shared(found)
     rows = []
-    for entrant in entries[:limit]:
+    for entrant in found:
         t = entrant.tournament
         rows.append(Entry(
             url=t.get_absolute_url(), name=t.name, game_name=GAMES[t.game].name, kind_label=t.get_kind_display(),
-            status=t.status, when=t.finished_at or t.starts_at, place=entrant.place,
+            status=t.status, when=t.finished_at or t.starts_at,
+            place=Place(entrant.place, (t.pk, entrant.place) in shared),
             players=getattr(entrant, "players", 0), score=entrant.score,
         ))
     return rows
+
+
+def _shared(entries: Sequence[Entrant]) -> set[tuple[int, int | None]]:
+    """(tournament, place) pairs held by more than one entrant, for these entries' places: one query."""
+    placed = [e for e in entries if e.place is not None]
+    if not placed:
+        return set()
+    found = (Entrant.objects.filter(tournament_id__in={e.tournament_id for e in placed},
+                                    place__in={e.place for e in placed})
+             .values("tournament_id", "place").annotate(holders=Count("pk")).filter(holders__gt=1))
+    return {(row["tournament_id"], row["place"]) for row in found}

@@ -4,8 +4,8 @@ At a table, the sole first place is a win (2 points), a shared first place a dra
 is not also first) a loss (0), and any place between those 1 ("m", a middle place at a table of three or more).
 In an arena a second win in a row, and every win in a row after it, counts double (4): the flame shows from the
 second win, and any result other than a win ends the streak. A Swiss bye is worth a win (2) and is never doubled.
-A match that ends because a player never moved (absent when paired) is a loss for that player and counts for
-nobody else; any other aborted match counts for nobody.
+An aborted match is no result for anyone, whatever aborted it (a player who never moved, absent when paired,
+included: they are paused, not scored).
 """
 
 from __future__ import annotations

@@ -34,8 +34,9 @@ Pairing a round (``pair_round``)
     Every table lists its players in order (the higher seed first), the tables run from the top table down,
     and the byes are listed in order too. The same input always gives the same round.
 
-Tie-breaks (``tiebreaks``, ``standing_order``)
-    The standings are ordered by score, then Buchholz, then Sonneborn-Berger, then rating at the start, then id.
+Tie-breaks (``tiebreaks``, ``standing_keys``, ``standing_order``)
+    The standings are ordered by score, then Buchholz, then Sonneborn-Berger, then rating at the start, then id
+    (the id only lists them: players equal on all the others share a place, games.tournaments.places).
     Buchholz: the sum of the final scores of everyone the player sat with, one term per table (a rematch counts
     twice; a bye adds nothing). Sonneborn-Berger, generalised to 2/1/0 points and to tables: for each table,
     (the points the player scored there / 2) × (the sum of the final scores of the others at that table); at a
@@ -62,7 +63,7 @@ class Entrant:
     id: int  # the person's id
     score: int  # points so far (byes included)
     rating: float  # their rating at the start of the tournament (seeding order after score)
-    met: frozenset[int]  # ids of everyone they have sat at a table with in this tournament
+    met: frozenset[int]  # ids of everyone they have played a counted table with in this tournament
     byes: int  # byes they have had
 
 
@@ -308,12 +309,15 @@ def tiebreaks(scores: Mapping[int, int], games: Sequence[Game]) -> dict[int, tup
     return {person: (buchholz[person], berger[person]) for person in scores}
 
 
+def standing_keys(scores: Mapping[int, int], games: Sequence[Game], ratings: Mapping[int, float],
+                  ) -> dict[int, tuple[int, float, float, float]]:
+    """Per id, what the standings compare: score, Buchholz, Sonneborn-Berger, rating at the start (the larger
+    first, so each is negated). Two ids with equal keys share a place (games.tournaments.places)."""
+    breaks = tiebreaks(scores, games)
+    return {person: (-scores[person], -breaks[person][0], -breaks[person][1], -ratings[person]) for person in scores}
+
+
 def standing_order(scores: Mapping[int, int], games: Sequence[Game], ratings: Mapping[int, float]) -> list[int]:
     """The ids of scores from first to last: score, Buchholz, Sonneborn-Berger, rating at the start, then id."""
-    breaks = tiebreaks(scores, games)
-
-    def key(person: int) -> tuple[int, float, float, float, int]:
-        buchholz, berger = breaks[person]
-        return (-scores[person], -buchholz, -berger, -ratings[person], person)
-
-    return sorted(scores, key=key)
+    keys = standing_keys(scores, games, ratings)
+    return sorted(scores, key=lambda person: (keys[person], person))

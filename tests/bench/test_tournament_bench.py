@@ -25,5 +25,8 @@ def test_a_small_arena_simulation_ends_with_everyone_paired_and_reports_its_figu
     assert figures["never_played"] == 0  # everyone was seated
     assert figures["double_seated"] == 0  # and never at two tables at once
     assert figures["waits"] >= 10  # each player's stretches of being free were measured
-    assert [place for place, _, _ in figures["podium"]] == [1, 2, 3]
+    # The first three places in order; equal standings share one (1, =2, =2: the next place skips).
+    places = [place for place, _, _ in figures["podium"]]
+    assert len(places) == 3 and places[0] == 1
+    assert all(place in (index + 1, places[index - 1]) for index, place in enumerate(places) if index)
     assert "the longest two who could sit together were both free" in run.stdout

@@ -4,6 +4,9 @@ by clicks (both move, then the chosen loser resigns). One player wins twice in a
 and a flame shows; everyone pauses before the second round ends, so the arena's last minutes pair no one; at the
 end every page shows the podium and the final standings, live, without a reload.
 
+A Swiss of three whose round-1 pair never opens its match: the server's runner aborts it when the clock runs out,
+and the finished page shows the bye as the only result, alone on the podium.
+
 SHOTS=<folder> also saves desktop (1280x800) and phone (390x844) screenshots of the tournament pages."""
 
 from __future__ import annotations
@@ -250,8 +253,9 @@ def test_a_three_minute_arena_of_four_people_playing_by_clicks(browser: Any, asg
             assert tab.locator("#tournament-playing").get_by_text("No match in progress.").count() == 1
         arena.refresh_from_db()
         assert arena.status == Tournament.Status.FINISHED
-        assert list(Entrant.objects.filter(tournament=arena).order_by("place")
-                    .values_list("user__username", flat=True)) == expected
+        # All four joined at the same rating: the two on 2 points share the 2nd place ("=2"), listed as they joined.
+        assert list(Entrant.objects.filter(tournament=arena).order_by("place", "joined_at")
+                    .values_list("user__username", "place")) == list(zip(expected, [1, 2, 2, 4], strict=True))
         shoot_both(tabs[w1.username], "tournament-finished")
         if SHOTS:
             a.goto("/tournaments/")
@@ -264,6 +268,96 @@ def test_a_three_minute_arena_of_four_people_playing_by_clicks(browser: Any, asg
         assert problems == []
     finally:
         for tab in tabs.values():
+            tab.context.close()
+
+
+def run_out(match_id: int) -> None:
+    """Nobody opens this match: its turn clock (30 s a turn) is made to have started 31 s ago, and the server's own
+    runner finds it run out and aborts it, as it would half a minute later."""
+    from games.models import Match
+
+    past = timezone_now() - timedelta(seconds=31)
+    assert Match.objects.filter(pk=match_id, status=Match.Status.ACTIVE).update(
+        turn_started_at=past, clock_due_at=past + timedelta(seconds=30)) == 1
+
+
+def wait_for(what: Any, message: str, timeout: float = 30) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = what()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(message)
+
+
+def test_a_finished_swiss_of_three_whose_pairs_never_moved_shows_the_bye_alone_on_the_podium(
+        browser: Any, asgi_server: str) -> None:
+    from games.models import Entrant, Match, PlayerStats, Tournament, TournamentGame
+    from games.tournaments import services
+
+    host, erin, alan, mia = (person(u, u.title()) for u in ("host", "erin", "alan", "mia"))
+    for user, rating in ((erin, 1400), (alan, 1800), (mia, 1600)):
+        PlayerStats.objects.create(user=user, game="gomori", rating=rating, deviation=80, rated_matches=20)
+    swiss = services.create_tournament(creator=host, kind="swiss", game="gomori", clock_key="turn30", rounds=2,
+                                       is_private=True, starts_at=timezone_now() + timedelta(minutes=30),
+                                       name="Three at the club")
+    for user in (erin, alan, mia):
+        services.join(tournament_id=swiss.pk, user=user, code=swiss.invite_code)
+    services.start_early(tournament_id=swiss.pk, user=host)  # round 1: Alan and Mia; Erin, the lowest, a bye
+    # Its host watches the page (which also starts the server's runner, with the first connection it serves).
+    watching = signed_in(browser, asgi_server, host, DESKTOP)
+    watching.goto(f"/tournaments/{swiss.pk}/")
+    watching.locator("#tournament-head").get_by_text("Round 1 of 2").wait_for()
+
+    def table(round_: int) -> int:
+        return wait_for(lambda: TournamentGame.objects.filter(tournament=swiss, round=round_)
+                        .values_list("match_id", flat=True).first(), f"round {round_} was not paired")
+
+    for round_ in (1, 2):  # round 2: whoever stayed against Erin; nobody opens that table either
+        match_id = table(round_)
+        run_out(match_id)
+        wait_for(lambda match_id=match_id: Match.objects.filter(pk=match_id, status=Match.Status.ABORTED).exists(),
+                 f"round {round_}'s match was not aborted by the server's runner")
+    wait_for(lambda: Tournament.objects.filter(pk=swiss.pk, status=Tournament.Status.FINISHED).exists(),
+             "the Swiss did not finish")
+    # The host's page heard it finish, without a reload: the same podium as a fresh page below.
+    watching.locator("#tournament-head").get_by_text("Finished").wait_for()
+    assert [" ".join(text.split()) for text in watching.locator("#tournament-podium .podium-place")
+            .all_text_contents()] == ["1st Erin 2 points"]
+    watching.context.close()
+    assert dict(Entrant.objects.filter(tournament=swiss).values_list("user__username", "place")) == {
+        "erin": 1, "alan": None, "mia": None}
+
+    for viewport, name in ((DESKTOP, "desktop"), (PHONE, "phone")):
+        tab = signed_in(browser, asgi_server, mia, viewport)
+        problems = page_problems(tab)
+        try:
+            tab.goto(f"/tournaments/{swiss.pk}/")
+            tab.locator("#tournament-head").get_by_text("Finished").wait_for()
+            lines = tab.locator("#tournament-standings tr[data-user]")
+            ranks = [" ".join(lines.nth(i).locator("td").nth(j).inner_text().strip() for j in range(3))
+                     for i in range(lines.count())]
+            assert ranks == ["1 Erin 2", "– Alan 0", "– Mia 0"]
+            assert [lines.nth(i).get_attribute("data-user") for i in range(3)] == ["erin", "alan", "mia"]
+            # Erin's bye is the only mark on the sheet; the aborted matches left none (no "Loss: 0 points").
+            assert [mark.get_attribute("title") for mark in tab.locator("#tournament-standings .mark").all()] == [
+                "Round 1: Bye: 2 points"]
+            assert marks(tab, "alan") == [] and marks(tab, "mia") == []
+            podium = tab.locator("#tournament-podium .podium-place")
+            assert podium.count() == 1 and podium.first.get_attribute("data-user") == "erin"
+            assert " ".join((podium.first.text_content() or "").split()) == "1st Erin 2 points"
+            assert tab.locator("#tournament-me").get_by_text("You were in it with no result (no game counted, no bye): "
+                                                             "no place.").count() == 1
+            box = podium.first.bounding_box()
+            whole = tab.locator("#tournament-podium .podium").bounding_box()
+            assert box is not None and whole is not None
+            assert abs((box["x"] + box["width"] / 2) - (whole["x"] + whole["width"] / 2)) < 2  # in the middle
+            page_width = tab.evaluate("document.documentElement.scrollWidth")
+            assert page_width <= viewport["width"], f"the page scrolls sideways on the {name}"
+            shoot(tab, f"swiss-no-show-finished-{name}")
+            assert problems == []
+        finally:
             tab.context.close()
 
 

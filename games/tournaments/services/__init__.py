@@ -21,12 +21,23 @@ from .base import (
 )
 from .entry import NewTournament, check_new, create_tournament, join, may_enter, pause, resume, withdraw
 from .pairing import pair_arena
-from .scoring import count_ended, counted_games, match_results, ordered, rebuild, swiss_games, tournaments_of_match
+from .scoring import (
+    Ranked,
+    count_ended,
+    has_result,
+    match_results,
+    ordered,
+    ranked,
+    rebuild,
+    swiss_games,
+    tournaments_of_match,
+)
 from .ticks import settle, start, start_early, tick
 
 __all__ = [
     "ARENA_IS_REAL_TIME", "ARENA_MINUTES", "CLOCKS", "CORRESPONDENCE_KEYS", "SWISS_ROUNDS", "NewTournament",
-    "check_new", "clock_of", "count_ended", "counted_games", "create_tournament", "ends_at", "join",
-    "match_results", "may_enter", "min_table", "ordered", "pair_arena", "pause", "rebuild", "resume", "settle",
-    "start", "start_early", "swiss_games", "tick", "tournaments_of_match", "withdraw",
+    "Ranked", "check_new", "clock_of", "count_ended", "create_tournament", "ends_at",
+    "has_result", "join", "match_results", "may_enter", "min_table", "ordered", "pair_arena", "pause", "ranked",
+    "rebuild", "resume", "settle", "start", "start_early", "swiss_games", "tick", "tournaments_of_match",
+    "withdraw",
 ]

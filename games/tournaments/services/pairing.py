@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ... import boards
-from ...models import Entrant, Match, Seat, Tournament, TournamentBye, TournamentGame
+from ...models import Entrant, Match, Tournament, TournamentBye, TournamentGame
 from ...notify.goto import send_to_match
 from ...play.create import create_table
 from ...play.snapshot import ServiceError
@@ -80,12 +80,13 @@ def pair_arena(tournament_id: int, *, now: datetime | None = None) -> list[Match
 
 
 def _met(tournament: Tournament) -> dict[int, set[int]]:
-    """Who has sat with whom in this tournament (user ids)."""
-    seats = Seat.objects.filter(match__tournament_game__tournament=tournament).values_list("match_id", "user_id")
+    """Who has played whom in this tournament (user ids): the tables on the sheets, so an aborted match (a no-show)
+    or an annulled one is no meeting, as it is no game in the standings, and its players may be paired again."""
     tables: dict[int, list[int]] = {}
-    for match_id, user_id in seats:
-        if user_id is not None:
-            tables.setdefault(match_id, []).append(user_id)
+    for user_id, sheet in Entrant.objects.filter(tournament=tournament).values_list("user_id", "sheet"):
+        for line in sheet:
+            if line.get("m"):
+                tables.setdefault(int(line["m"]), []).append(user_id)
     met: dict[int, set[int]] = {}
     for users in tables.values():
         for user_id in users:

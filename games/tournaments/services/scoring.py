@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -13,6 +14,7 @@ from django.db import transaction
 from ...models import Entrant, Match, Tournament, TournamentBye, TournamentGame
 from ...results import Outcome
 from .. import news, points, swiss
+from ..places import Place, assign_places
 from .base import after_commit, get_tournament, lock
 
 log = logging.getLogger(__name__)
@@ -21,8 +23,9 @@ log = logging.getLogger(__name__)
 def match_results(match: Match | None, result: dict[str, Any] | None, places: list[int | None],
                   ) -> tuple[dict[int, str], int | None]:
     """Each seat's tournament result in an ended match, and the seat that never moved (absent when paired), if
-    that is how it ended. A finished match gives every seat its place's result; an aborted one counts for
-    nobody but the absent seat, who loses it."""
+    that is how it ended. A finished match gives every seat its place's result; an aborted one gives nobody
+    anything, whatever aborted it (the match page says it counts for nothing, and so do the standings): only
+    its absent seat is named, to be paused."""
     outcome = Outcome.of(result)
     if outcome is None or (result or {}).get("annulled"):
         return {}, None
@@ -31,7 +34,7 @@ def match_results(match: Match | None, result: dict[str, Any] | None, places: li
             return {}, None
         return dict(enumerate(points.table_results([int(p) for p in places if p is not None]))), None
     if outcome.why in ("away", "time") and outcome.absent is not None:
-        return {outcome.absent: points.LOSS}, outcome.absent
+        return {}, outcome.absent
     return {}, None
 
 
@@ -59,7 +62,7 @@ def count_ended(match_id: int, *, result: dict[str, Any] | None, seat_users: lis
                                               "x": scored.doubled, "round": game.round}]
             entrant.score += scored.points
             fields += ["sheet", "streak", "score"]
-        if seat == absent:  # absent when paired: paused after the loss, until they come back
+        if seat == absent:  # absent when paired: paused (not paired again) until they come back
             entrant.paused = True
             fields.append("paused")
         if entrant.match_id == match_id:
@@ -120,32 +123,53 @@ def tournaments_of_match(match_ids: Iterable[int]) -> list[int]:
                 .values_list("tournament_id", flat=True).distinct())
 
 
-def counted_games(sheet: list[dict[str, Any]]) -> int:
-    """How many counted games a sheet holds (a bye is a result, not a game)."""
-    return sum(1 for line in sheet if line.get("m"))
+def has_result(sheet: list[dict[str, Any]]) -> bool:
+    """A result on the sheet, a counted game or a bye: what earns a place (games.tournaments.places)."""
+    return bool(sheet)
 
 
-def place_finished(tournament: Tournament) -> None:
-    """The final places, by the tournament's order (at its end, and again whenever it is rebuilt): an entrant with no
-    counted game has none (nobody is placed for games they never played, or whose only game was annulled)."""
-    entrants = ordered(tournament)
-    placed = iter(range(1, len(entrants) + 1))
-    for entrant in entrants:
-        entrant.place = next(placed) if counted_games(entrant.sheet) else None
-    Entrant.objects.bulk_update(entrants, ["place"])
+@dataclass(frozen=True)
+class Ranked:
+    """An entrant in the standings' order, with their place."""
+
+    entrant: Entrant
+    place: Place
+
+
+def ranked(tournament: Tournament) -> list[Ranked]:
+    """The standings: every entrant in the tournament's order with their place (games.tournaments.places), the one
+    reading of it that the standings, the podium and the places stored at the end all take."""
+    entrants = list(Entrant.objects.filter(tournament=tournament).select_related("user"))
+    listed: list[tuple[Any, ...]]
+    if tournament.kind == Tournament.Kind.SWISS:
+        keys: dict[int, tuple[Any, ...]] = dict(swiss.standing_keys(
+            {e.user_id: e.score for e in entrants}, swiss_games(tournament), {e.user_id: e.rating for e in entrants}))
+        listed = [(keys[e.user_id], e.user_id) for e in entrants]
+    else:
+        keys = {e.user_id: (-e.score, -e.rating) for e in entrants}
+        listed = [(keys[e.user_id], e.joined_at, e.pk) for e in entrants]
+    # Whoever has a result before whoever has none (at 0 points, the least there is), then the order's keys.
+    order = sorted(range(len(entrants)), key=lambda i: (not has_result(entrants[i].sheet), listed[i]))
+    in_order = [entrants[i] for i in order]
+    found = assign_places([keys[e.user_id] if has_result(e.sheet) else None for e in in_order])
+    return [Ranked(entrant, place) for entrant, place in zip(in_order, found, strict=True)]
 
 
 def ordered(tournament: Tournament) -> list[Entrant]:
-    """The standings' order: an arena by score, then whoever played a counted game before whoever played none,
-    then rating (the higher seed first), then who joined first; a Swiss by score, Buchholz, Sonneborn-Berger,
-    rating (games.tournaments.swiss)."""
-    entrants = list(Entrant.objects.filter(tournament=tournament).select_related("user"))
-    if tournament.kind == Tournament.Kind.SWISS:
-        by_user = {e.user_id: e for e in entrants}
-        order = swiss.standing_order({e.user_id: e.score for e in entrants}, swiss_games(tournament),
-                                     {e.user_id: e.rating for e in entrants})
-        return [by_user[user_id] for user_id in order]
-    return sorted(entrants, key=lambda e: (-e.score, not counted_games(e.sheet), -e.rating, e.joined_at, e.pk))
+    """The standings' order: whoever has a result (a counted game or a bye) before whoever has none; then an arena
+    by score, rating (the higher seed first), who joined first; a Swiss by score, Buchholz, Sonneborn-Berger,
+    rating (games.tournaments.swiss), then id."""
+    return [row.entrant for row in ranked(tournament)]
+
+
+def place_finished(tournament: Tournament) -> None:
+    """The final places, as the standings write them (at its end, and again whenever it is rebuilt): an entrant
+    with no result has none (nobody is placed for games they never played, nor for matches aborted or annulled);
+    entrants equal on every tie-break hold the same place."""
+    rows = ranked(tournament)
+    for row in rows:
+        row.entrant.place = row.place.number
+    Entrant.objects.bulk_update([row.entrant for row in rows], ["place"])
 
 
 def swiss_games(tournament: Tournament) -> list[swiss.Game]:

@@ -104,8 +104,8 @@ def _finish_if_over(tournament_id: int, now: datetime) -> None:
 
 
 def _finish(tournament: Tournament, now: datetime) -> None:
-    """The end: final places by the tournament's order, kept forever; an entrant with no counted game has none
-    (nobody is placed for games they never played)."""
+    """The end: final places as the standings write them, kept forever; an entrant with no result (no counted
+    game, no bye) has none (nobody is placed for games they never played)."""
     tournament.status, tournament.finished_at = Tournament.Status.FINISHED, now
     tournament.save(update_fields=["status", "finished_at"])
     place_finished(tournament)
