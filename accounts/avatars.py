@@ -147,14 +147,10 @@ def set_avatar(user: Pictured, processed: ProcessedAvatar) -> None:
         _delete_after_commit(user, old_name)
 
 
-def remove_avatar(user: Pictured) -> None:
-    """Go back to the picture drawn from the name: no upload (its file deleted), no gallery choice."""
-    choose_avatar(user, "")
-
-
 def choose_avatar(user: Pictured, key: str) -> None:
-    """Show the gallery's picture of this key (blank: the one drawn from the name) instead of any upload, whose
-    file is deleted once the change is committed. The key must be the gallery's (the forms offer only those)."""
+    """Show the gallery's picture of this key (blank: the one drawn from the name, as removing an upload does)
+    instead of any upload, whose file is deleted once the change is committed. The key must be the gallery's (the
+    forms offer only those)."""
     if key and gallery.find(key) is None:
         raise ValueError(f"no gallery picture {key!r}")
     old_name = user.avatar.name if user.avatar else ""
