@@ -1,4 +1,5 @@
-"""Avatars: check an upload without trusting it, store a clean 256x256 re-encoding, or draw one as SVG.
+"""Avatars: check an upload without trusting it, store a clean 256x256 re-encoding, or draw one as SVG (from the
+name, or the gallery's picture the person chose: accounts.gallery). An upload and a choice replace each other.
 
 The upload itself is never stored. Pillow reads only the header first, so the size limits are enforced
 before any pixel is decoded; the stored picture is a fresh encoding with no metadata at all.
@@ -6,6 +7,7 @@ before any pixel is decoded; the stored picture is a fresh encoding with no meta
 
 from __future__ import annotations
 
+import base64
 import colorsys
 import functools
 import hashlib
@@ -21,6 +23,8 @@ from django.template.loader import render_to_string
 from django.urls import get_script_prefix, get_urlconf, reverse
 from PIL import Image, ImageOps, UnidentifiedImageError, features
 
+from . import gallery
+
 
 class Pictured(Protocol):
     """Whoever has a picture, as this module reads and writes them (accounts.models.User)."""
@@ -28,6 +32,7 @@ class Pictured(Protocol):
     username: str
     is_bot: bool
     avatar: Any  # the ImageField's file
+    avatar_choice: str  # a key of accounts.gallery, or blank
 
     @property
     def name(self) -> str: ...
@@ -131,23 +136,31 @@ def _square(image: Image.Image) -> Image.Image:
 
 
 def set_avatar(user: Pictured, processed: ProcessedAvatar) -> None:
-    """Store a processed avatar under a fresh name and delete the previous file once the change is committed."""
+    """Store a processed avatar under a fresh name (it replaces a gallery choice) and delete the previous file once
+    the change is committed."""
     old_name = user.avatar.name if user.avatar else ""
     # avatar_path gives the file a fresh random name; only the extension given here is kept.
     user.avatar.save(f"avatar.{processed.extension}", ContentFile(processed.content), save=False)
-    user.save(update_fields=["avatar"])
+    user.avatar_choice = ""
+    user.save(update_fields=["avatar", "avatar_choice"])
     if old_name and old_name != user.avatar.name:
         _delete_after_commit(user, old_name)
 
 
-def remove_avatar(user: Pictured) -> None:
-    """Go back to the generated picture and delete the uploaded file."""
-    if not user.avatar:
+def choose_avatar(user: Pictured, key: str) -> None:
+    """Show the gallery's picture of this key (blank: the one drawn from the name, as removing an upload does)
+    instead of any upload, whose file is deleted once the change is committed. The key must be the gallery's (the
+    forms offer only those)."""
+    if key and gallery.find(key) is None:
+        raise ValueError(f"no gallery picture {key!r}")
+    old_name = user.avatar.name if user.avatar else ""
+    if not old_name and user.avatar_choice == key:
         return
-    old_name = user.avatar.name or ""
     user.avatar = ""
-    user.save(update_fields=["avatar"])
-    _delete_after_commit(user, old_name)
+    user.avatar_choice = key
+    user.save(update_fields=["avatar", "avatar_choice"])
+    if old_name:
+        _delete_after_commit(user, old_name)
 
 
 def _delete_after_commit(user: Pictured, name: str) -> None:
@@ -185,33 +198,46 @@ def _hex(r: float, g: float, b: float) -> str:
 
 def generated_avatar_version(user: Pictured) -> str:
     """A short token that changes whenever the generated picture would: part of its URL, so it can be cached."""
-    return _version(user.username, user.name, user.is_bot)
+    return _version(user.username, user.name, user.is_bot, user.avatar_choice)
 
 
-def _version(username: str, name: str, is_bot: bool) -> str:
-    key = f"{GENERATED_DESIGN}|{username}|{name}|{int(is_bot)}"
+def _version(username: str, name: str, is_bot: bool, choice: str) -> str:
+    # A choice the gallery no longer has is drawn from the name: its version is the name's.
+    if choice and gallery.find(choice) is not None:
+        key = f"{GENERATED_DESIGN}|{username}|{name}|{int(is_bot)}|{gallery.GALLERY_DESIGN}|{choice}"
+    else:
+        key = f"{GENERATED_DESIGN}|{username}|{name}|{int(is_bot)}"
     return hashlib.sha256(key.encode()).hexdigest()[:10]
 
 
-def generated_avatar_url(username: str, name: str, is_bot: bool) -> str:
-    """The generated picture's URL, with its version: ?v= changes with the name and the bot flag, so
-    browsers may keep the picture for long.
+def generated_avatar_url(username: str, name: str, is_bot: bool, choice: str = "") -> str:
+    """The generated picture's URL, with its version: ?v= changes with the name, the bot flag and the gallery
+    choice, so browsers may keep the picture for long.
 
     A list page shows hundreds of avatars and each cost a reverse() and a SHA-256 (about 20 µs), so the
     URL is kept per process, keyed by everything it is made from: the script prefix and URLconf reverse()
-    reads, the username, the name and the bot flag (never a user id: a renamed user gets a new entry).
+    reads, the username, the name, the bot flag and the choice (never a user id: a renamed user gets a new entry).
     """
-    return _generated_url(get_script_prefix(), get_urlconf(), username, name, is_bot)
+    return _generated_url(get_script_prefix(), get_urlconf(), username, name, is_bot, choice)
 
 
 @functools.lru_cache(maxsize=8192)
-def _generated_url(prefix: str, urlconf: str | None, username: str, name: str, is_bot: bool) -> str:
+def _generated_url(prefix: str, urlconf: str | None, username: str, name: str, is_bot: bool, choice: str) -> str:
     path = reverse("generated_avatar", args=[username], urlconf=urlconf)
-    return f"{path}?v={_version(username, name, is_bot)}"
+    return f"{path}?v={_version(username, name, is_bot, choice)}"
 
 
 def render_generated_avatar(user: Pictured) -> str:
-    """The SVG of a user's generated picture: initials on their colour, or a robot face for bots."""
+    """The SVG of a user's generated picture: the gallery's picture they chose, named for them; else their initials
+    on their colour, or a robot face for bots."""
+    chosen = gallery.find(user.avatar_choice) if user.avatar_choice else None
+    if chosen is not None:
+        return gallery.render(chosen, label=user.name)
+    return name_avatar(user)
+
+
+def name_avatar(user: Pictured) -> str:
+    """The SVG of the picture drawn from a user's name (initials on their colour, a robot for bots)."""
     background, highlight = colours_for(user.username)
     return render_to_string(
         "accounts/avatar.svg",
@@ -223,3 +249,17 @@ def render_generated_avatar(user: Pictured) -> str:
             "is_bot": user.is_bot,
         },
     )
+
+
+@functools.lru_cache(maxsize=1)
+def initials_sample() -> str:
+    """The sign-up picker's picture of "your initials", before there is a name: letters on the felt's green."""
+    return render_to_string(
+        "accounts/avatar.svg",
+        {"initials": "Aa", "label": "Your initials", "background": "#1f6f4a", "highlight": "#2b8a5e", "is_bot": False},
+    )
+
+
+def svg_data_url(svg: str) -> str:
+    """An SVG as a data: URL (the Content Security Policy allows data: images), for a picture drawn once for a page."""
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()

@@ -12,7 +12,16 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.files.uploadedfile import UploadedFile
 
-from .avatars import ALLOWED_CONTENT_TYPES, AvatarError, ProcessedAvatar, process_avatar
+from . import gallery
+from .avatars import (
+    ALLOWED_CONTENT_TYPES,
+    AvatarError,
+    ProcessedAvatar,
+    initials_sample,
+    name_avatar,
+    process_avatar,
+    svg_data_url,
+)
 from .models import NameKey, User
 from .names import name_keys, taken_message
 
@@ -72,8 +81,46 @@ class SignInForm(AuthenticationForm):
             raise
 
 
+# The picker's values besides the gallery's keys: the picture drawn from the name, and keeping one's upload (never a
+# gallery key: accounts.gallery's keys are words of the motifs).
+FROM_NAME = ""
+KEEP_UPLOAD = "upload"
+INVALID_PICTURE = "There is no picture “%(value)s” to choose; pick one of the pictures shown."
+
+
+class AvatarPicker(forms.RadioSelect):
+    """A radio group of pictures (drawn by accounts/_avatar_picker.html): each option carries its picture's URL and
+    whether it is the one shown now."""
+
+    def __init__(self, pictures: dict[str, str], current: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.pictures, self.current = pictures, current
+
+    def create_option(self, name: str, value: Any, label: Any, selected: Any, index: int, subindex: int | None = None,
+                      attrs: dict[str, Any] | None = None) -> dict[str, Any]:
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        option["picture"] = self.pictures.get(str(value), "")
+        option["current"] = self.current is not None and str(value) == self.current
+        return option
+
+
+def avatar_choice_field(name_picture: str, *, upload_url: str = "", current: str | None = None,
+                        help_text: str = "") -> forms.ChoiceField:
+    """The picker: one's upload (when there is one), the picture drawn from one's name, then the gallery."""
+    choices = [(KEEP_UPLOAD, "Your upload")] if upload_url else []
+    choices += [(FROM_NAME, "Your initials"), *((avatar.key, avatar.label) for avatar in gallery.GALLERY)]
+    pictures = {KEEP_UPLOAD: upload_url, FROM_NAME: name_picture} | {
+        avatar.key: gallery.url(avatar) for avatar in gallery.GALLERY}
+    return forms.ChoiceField(
+        label="Picture", required=False, choices=choices, help_text=help_text,
+        widget=AvatarPicker(pictures, current, attrs={"class": "visually-hidden"}),
+        error_messages={"invalid_choice": INVALID_PICTURE},
+    )
+
+
 class SignUpForm(UserCreationForm):
-    """Username, display name, password twice and an optional email (needed only to reset a password)."""
+    """Username, display name, password twice, an optional email (needed only to reset a password) and a picture
+    (the gallery's, or the one drawn from the name)."""
 
     display_name = forms.CharField(
         max_length=40,
@@ -86,15 +133,23 @@ class SignUpForm(UserCreationForm):
         help_text="For a password reset link, and notifications you turn on in your profile. Never shown.",
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
     )
+    avatar_choice = forms.ChoiceField(required=False)  # made in __init__: the pictures' URLs are reversed then
+    # The picture last: an optional extra after what an account needs.
+    field_order = ("username", "display_name", "email", "password1", "password2", "avatar_choice")
 
     class Meta(UserCreationForm.Meta):
         model = User
-        fields = ("username", "display_name", "email")
+        fields = ("username", "display_name", "email", "avatar_choice")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["username"].help_text = "Letters, digits and @ . + - _ only. Shown in your profile's address."
         self.fields["username"].widget.attrs.update({"autocomplete": "username", "autocapitalize": "none"})
+        self.fields["avatar_choice"] = avatar_choice_field(
+            svg_data_url(initials_sample()),
+            help_text="What other players see beside your name. Keep your initials or pick a picture; you can "
+                      "change it, or upload your own, in your profile.",
+        )
 
     def clean_display_name(self) -> str:
         return clean_display_name(self.cleaned_data.get("display_name", ""))
@@ -107,15 +162,17 @@ class SignUpForm(UserCreationForm):
 
 
 class ProfileForm(forms.ModelForm):
-    """A person's own profile: display name, email, and a new avatar or going back to the generated one."""
+    """A person's own profile: display name, email, and a picture: a new upload, the gallery's, or the one drawn
+    from their name (each replaces the others)."""
 
+    avatar_choice = forms.ChoiceField(required=False)  # made for this person in __init__ (avatar_choice_field)
     avatar_upload = forms.FileField(
         label="New picture",
         required=False,
-        help_text="PNG, JPEG, WebP or GIF, up to 2 MB and 4096×4096 pixels. It is cropped to a square.",
+        help_text="PNG, JPEG, WebP or GIF, up to 2 MB and 4096×4096 pixels. It is cropped to a square, and "
+                  "replaces the picture chosen above.",
         widget=forms.FileInput(attrs={"accept": ALLOWED_CONTENT_TYPES}),
     )
-    remove_avatar = forms.BooleanField(label="Remove my picture and use the generated one", required=False)
 
     class Meta:
         model = User
@@ -130,10 +187,36 @@ class ProfileForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.processed_avatar: ProcessedAvatar | None = None
+        # The gallery's key (or FROM_NAME) to show instead of what is shown now; None: no change of choice.
+        self.chosen_avatar: str | None = None
         self.fields["display_name"].widget.attrs.update({"autocomplete": "nickname"})
         self.fields["email"].widget.attrs.update({"autocomplete": "email"})
-        if not self.instance.avatar:
-            del self.fields["remove_avatar"]
+        user = self.instance
+        self.current_avatar = KEEP_UPLOAD if user.avatar else (
+            user.avatar_choice if gallery.find(user.avatar_choice) else FROM_NAME)
+        self.fields["avatar_choice"] = avatar_choice_field(
+            svg_data_url(name_avatar(user)), upload_url=user.avatar.url if user.avatar else "",
+            current=self.current_avatar,
+            help_text="What other players see beside your name: pick one, or upload your own below.",
+        )
+        self.initial["avatar_choice"] = self.current_avatar
+
+    @property
+    def current_avatar_text(self) -> str:
+        """Which picture is shown now, said beside it on the page."""
+        chosen = gallery.find(self.current_avatar)
+        if self.current_avatar == KEEP_UPLOAD:
+            return "Your uploaded picture. Pick another below, or upload a new one."
+        if chosen is not None:
+            return f"The {chosen.label.lower()} from the gallery. Pick another below, or upload your own."
+        return "A picture drawn from your name. Pick one below, or upload your own."
+
+    def clean_avatar_choice(self) -> str:
+        if self.add_prefix("avatar_choice") not in self.data:
+            # Only a post without the picker (no browser's: one radio is always checked) leaves it out: no change.
+            return self.current_avatar
+        choice: str = self.cleaned_data.get("avatar_choice", FROM_NAME)
+        return choice
 
     def clean_display_name(self) -> str:
         return clean_display_name(self.cleaned_data.get("display_name", ""))
@@ -152,8 +235,13 @@ class ProfileForm(forms.ModelForm):
         if "display_name" in cleaned:
             refuse_taken_names(self, user=self.instance, username=None, display_name=cleaned["display_name"],
                                username_field=False)
-        if cleaned.get("remove_avatar") and cleaned.get("avatar_upload"):
-            raise forms.ValidationError("Choose a new picture or remove the current one, not both.")
+        choice = cleaned.get("avatar_choice")
+        if cleaned.get("avatar_upload"):
+            # The upload replaces whatever is shown (accounts.avatars.set_avatar), unless another picture was picked.
+            if choice is not None and choice != self.current_avatar:
+                raise forms.ValidationError("Upload a new picture or choose one above, not both.")
+        elif choice is not None and choice != self.current_avatar and choice != KEEP_UPLOAD:
+            self.chosen_avatar = choice
         return cleaned
 
 

@@ -24,6 +24,9 @@ def avatar_path(instance: User, filename: str) -> str:
 class User(AbstractUser):
     display_name = models.CharField(max_length=40, blank=True)
     avatar = models.ImageField(upload_to=avatar_path, blank=True)
+    # A picture of the gallery (accounts.gallery, by its key) shown when there is no upload; blank: the picture
+    # drawn from the name. An upload and a choice replace each other (accounts.avatars).
+    avatar_choice = models.CharField(max_length=20, blank=True, default="")
     is_bot = models.BooleanField(default=False, db_index=True)
     # For bot accounts: which game and which level of games.bots.<game>.BOTS they play.
     bot_game = models.CharField(max_length=20, blank=True)
@@ -120,10 +123,11 @@ class User(AbstractUser):
 
     @property
     def avatar_url(self) -> str:
-        """The uploaded avatar, or the generated one: every user always has a picture."""
+        """The uploaded avatar, or the drawn one (the gallery's chosen picture, or the name's): every user always
+        has a picture."""
         if self.avatar:
             return self.avatar.url
-        return generated_avatar_url(self.username, self.name, self.is_bot)
+        return generated_avatar_url(self.username, self.name, self.is_bot, self.avatar_choice)
 
 
 class ApiToken(models.Model):

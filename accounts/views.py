@@ -9,14 +9,15 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView, LogoutView
 from django.db import IntegrityError, transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.urls import reverse
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import quote_etag
 from django.views.decorators.http import require_http_methods, require_safe
 
-from .avatars import generated_avatar_version, remove_avatar, render_generated_avatar, set_avatar
+from . import gallery
+from .avatars import choose_avatar, generated_avatar_version, render_generated_avatar, set_avatar
 from .forms import ProfileForm, SignInForm, SignUpForm, TimeZoneForm
 from .models import User
 from .names import taken_message
@@ -106,8 +107,8 @@ def profile_edit(request: HttpRequest) -> HttpResponse:
                 form.save()
                 if form.processed_avatar is not None:
                     set_avatar(user, form.processed_avatar)
-                elif form.cleaned_data.get("remove_avatar"):
-                    remove_avatar(user)
+                elif form.chosen_avatar is not None:
+                    choose_avatar(user, form.chosen_avatar)
         except IntegrityError:  # the name was taken meanwhile (see signup)
             form.add_error("display_name", taken_message(form.cleaned_data.get("display_name") or user.username))
             return render(request, "accounts/profile_edit.html",
@@ -143,6 +144,18 @@ def generated_avatar(request: HttpRequest, username: str) -> HttpResponse:
         return not_modified
     response = HttpResponse(render_generated_avatar(user), content_type="image/svg+xml; charset=utf-8")
     response["ETag"] = etag
-    # The page links it with ?v=<version>, which changes with the name, so a day's caching is safe.
+    # The page links it with ?v=<version>, which changes with the name and the choice, so a day's caching is safe.
     patch_cache_control(response, public=True, max_age=86400)
+    return response
+
+
+@require_safe
+def gallery_avatar(request: HttpRequest, key: str) -> HttpResponse:
+    """One of the gallery's pictures, as the picker shows it: the same for everyone, cached for long (its URL's
+    ?v= changes with the drawings)."""
+    avatar = gallery.find(key)
+    if avatar is None:
+        raise Http404("No such picture.")
+    response = HttpResponse(gallery.render(avatar), content_type="image/svg+xml; charset=utf-8")
+    patch_cache_control(response, public=True, max_age=7 * 86400)
     return response

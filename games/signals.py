@@ -30,7 +30,7 @@ def create_bot_accounts(sender: Any, **kwargs: Any) -> None:
 
 
 # What a table shows of a player (games.play.snapshot.Player): a save that touches none of it changes no table.
-SHOWN_FIELDS = frozenset({"username", "display_name", "avatar"})
+SHOWN_FIELDS = frozenset({"username", "display_name", "avatar", "avatar_choice"})
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL)

@@ -195,7 +195,7 @@ def format_duration(value: dt.timedelta | None) -> str:
 ROW_MATCH_FIELDS = ("id", "game", "players", "is_public", "rated", "result", "move_count", "started_at",
                     "finished_at")
 ROW_SEAT_FIELDS = ("id", "match_id", "index", "user_id", "final_score", "user__id", "user__username",
-                   "user__display_name", "user__avatar", "user__is_bot", "user__program")
+                   "user__display_name", "user__avatar", "user__avatar_choice", "user__is_bot", "user__program")
 
 
 def _seats_prefetch() -> Prefetch:

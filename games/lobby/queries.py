@@ -19,7 +19,7 @@ from ..ratings.read import ratings_by_game
 LIST_FIELDS = ("id", "game", "players", "status", "is_public", "created_by", "created_at", "updated_at",
                "started_at", "waiting_on")
 LIST_SEAT_FIELDS = ("id", "match_id", "index", "user_id", "invite_only", "user__id", "user__username",
-                    "user__display_name", "user__avatar", "user__is_bot")
+                    "user__display_name", "user__avatar", "user__avatar_choice", "user__is_bot")
 
 
 def _with_seat_list(matches: QuerySet[Match]) -> QuerySet[Match]:

@@ -27,7 +27,7 @@ from ..web import Link
 MATCH_FIELDS = ("id", "game", "status", "created_at", "turn_started_at", "waiting_on", "clock", "clock_left",
                 "clock_due_at")
 SEAT_FIELDS = ("id", "match_id", "index", "user_id", "substitute_id", "user__id", "user__username",
-               "user__display_name", "user__avatar", "user__is_bot", "user__program")
+               "user__display_name", "user__avatar", "user__avatar_choice", "user__is_bot", "user__program")
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ def leaderboard(*, game: str, limit: int = LEADERBOARD_SIZE) -> list[PlayerStats
                                    output_field=BooleanField()))
         .select_related("user")
         .only("user_id", "game", "rating", "deviation", "rated_matches", "won", "lost", "drawn",
-              "user__username", "user__display_name", "user__avatar", "user__is_bot", "user__program")
+              "user__username", "user__display_name", "user__avatar", "user__avatar_choice", "user__is_bot",
+              "user__program")
         .order_by("provisional", "-rating", "user_id")[:limit]
     )
 

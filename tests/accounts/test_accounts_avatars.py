@@ -211,7 +211,7 @@ def test_new_upload_gets_a_fresh_name_and_deletes_the_old_file(
     assert player.avatar.name.startswith(f"avatars/{player.pk}/")
 
 
-def test_remove_avatar_goes_back_to_the_generated_picture(
+def test_choosing_the_initials_goes_back_to_the_generated_picture(
     client: Any, player: Any, crafted: dict[str, Callable[..., bytes]], django_capture_on_commit_callbacks: Any
 ) -> None:
     with django_capture_on_commit_callbacks(execute=True):
@@ -219,24 +219,24 @@ def test_remove_avatar_goes_back_to_the_generated_picture(
     player.refresh_from_db()
     path = Path(player.avatar.path)
     page = client.get(reverse("profile_edit")).content.decode()
-    assert "Remove my picture" in page
+    assert 'value="upload"' in page and "Your upload" in page
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
-            reverse("profile_edit"), {"display_name": "Ada Lovelace", "email": "", "remove_avatar": "on"}
+            reverse("profile_edit"), {"display_name": "Ada Lovelace", "email": "", "avatar_choice": ""}
         )
     assert response.status_code == 302
     player.refresh_from_db()
     assert not player.avatar
     assert not path.exists()
     assert player.avatar_url.startswith(reverse("generated_avatar", args=["ada"]))
-    assert "Remove my picture" not in client.get(reverse("profile_edit")).content.decode()
+    assert "Your upload" not in client.get(reverse("profile_edit")).content.decode()
 
 
-def test_upload_and_remove_together_is_refused(
+def test_upload_and_another_choice_together_is_refused(
     client: Any, player: Any, crafted: dict[str, Callable[..., bytes]]
 ) -> None:
     upload(client, "one.png", crafted["image"](100, 100))
-    response = upload(client, "two.png", crafted["image"](100, 100), remove_avatar="on")
+    response = upload(client, "two.png", crafted["image"](100, 100), avatar_choice="")
     assert response.status_code == 200
     assert "not both" in response.content.decode()
 

@@ -181,3 +181,41 @@ async def test_an_edited_profile_shows_on_the_other_players_table_at_once(
     page = await red.settle()
     players = section(page, "players")
     assert "Alicia" in players and "Alice<" not in players
+
+
+async def test_a_gallery_picture_chosen_in_the_profile_shows_on_the_players_live_tables(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any
+) -> None:
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    old = alice.avatar_url
+    sockets = []
+    for user in (bob, carol):
+        ok, _, socket = await ws_client(match.pk, user)
+        assert ok
+        sockets.append(socket)
+        await socket.settle()
+        assert f'src="{old}"'.replace("&", "&amp;") in players_of(socket)
+
+    def choose() -> int:
+        client = Client()
+        client.force_login(alice)
+        return client.post(reverse("profile_edit"), {"display_name": alice.display_name, "email": "",
+                                                     "avatar_choice": "owl"}).status_code
+
+    assert await database_sync_to_async(choose)() == 302
+    await database_sync_to_async(alice.refresh_from_db)()
+    new = alice.avatar_url
+    assert alice.avatar_choice == "owl" and new != old
+    for socket in sockets:
+        await socket.settle()
+        players = players_of(socket)
+        assert f'src="{new}"' in players and old not in players
+
+    # A save of the choice alone (the admin, a command) is a change a table shows too.
+    await database_sync_to_async(save_user)(alice, ["avatar_choice"], avatar_choice="moon")
+    newer = alice.avatar_url
+    assert newer != new
+    for socket in sockets:
+        await socket.settle()
+        players = players_of(socket)
+        assert f'src="{newer}"' in players and new not in players
