@@ -59,9 +59,10 @@ class User(AbstractUser):
                 name="one_bot_per_game_and_level",
             )
         ]
-        # The history's ?player= looks a name up in any case (games.history.queries.find_player compares
-        # Lower(username)); without this index both databases scan every user.
-        indexes = [models.Index(Lower("username"), name="user_username_lower")]
+        # The history's ?player= looks a name up in any case (games.history.queries.players_named compares
+        # Lower(username) and Lower(display_name)); without these indexes both databases scan every user.
+        indexes = [models.Index(Lower("username"), name="user_username_lower"),
+                   models.Index(Lower("display_name"), name="user_display_name_lower")]
         # Suspending a person and lifting it (the admin's actions, or the "Active" box) is its own permission,
         # apart from editing their profile.
         permissions = [("suspend_user", "Can suspend people and lift their suspension")]

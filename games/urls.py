@@ -29,6 +29,7 @@ urlpatterns = [
     path("m/<int:match_id>/export.json", history.export_match, name="export_match"),
     path("history/", history.history_list, name="history"),
     path("u/<str:username>/history/", history.player_history, name="player_history"),
+    path("history/names/", history.name_suggestions, name="history_names"),
     path("leaderboard/", ratings.leaderboard, name="leaderboard"),
     path("tournaments/", tournaments.tournament_list, name="tournaments"),
     path("tournaments/new/", tournaments.new_tournament, name="new_tournament"),

@@ -284,9 +284,10 @@ def _rows(matches: list[Match], subject: User | None,
 
 
 def history_page(viewer: Viewer, data: dict[str, Any], page_number: Any, subject: User | None = None,
-                 after: str | None = None) -> HistoryPage:
-    """One page of finished matches: a player's (subject) or everyone's, filtered by the cleaned form data;
-    `after`: the ?after= of an "Older" link (the previous page's last row), else the page is read by its number.
+                 after: str | None = None, *, opponent: User | None = None) -> HistoryPage:
+    """One page of finished matches: a player's (subject; only those against `opponent`, when given) or
+    everyone's, filtered by the cleaned form data; `after`: the ?after= of an "Older" link (the previous page's
+    last row), else the page is read by its number.
 
     A result filter is relative to the subject; without one it applies to the signed-in viewer, and
     is dropped (with a notice) for an anonymous visitor.
@@ -298,7 +299,8 @@ def history_page(viewer: Viewer, data: dict[str, Any], page_number: Any, subject
         else:
             notice = "Sign in, or choose a player, to filter by result."
             data = {**data, "result": ""}
-    rows = (queries.player_results(subject=subject, viewer=viewer, filters=data) if subject is not None
+    rows = (queries.player_results(subject=subject, viewer=viewer, filters=data, opponent=opponent)
+            if subject is not None
             else queries.finished_matches(viewer=viewer, filters=data))
     own = ("rated", "rating_before", "rating_after") if subject is not None else ()
     listed = rows.select_related("match").only("match", "finished_at", *own,

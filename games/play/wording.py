@@ -58,6 +58,18 @@ def distinct_names(names: list[str]) -> list[str]:
     return out
 
 
+_NUMBERED = re.compile(r"^(?:(?P<bot>.+) \d+ \(bot\)|(?P<person>.+) \(\d+\))$", re.IGNORECASE)
+
+
+def undistinct_name(name: str) -> str | None:
+    """The name distinct_names numbered, without its number ("Ruhd Regular 2 (bot)" -> "Ruhd Regular (bot)",
+    "Bob (2)" -> "Bob"), so a name copied from a history row finds its player; None for a name it never numbers."""
+    found = _NUMBERED.match(name)
+    if found is None:
+        return None
+    return f"{found['bot']} (bot)" if found["bot"] is not None else found["person"]
+
+
 def name_seats(text: str, names: list[str], viewer: int | None, *, html: bool = False) -> str:
     """An engine sentence with its {sN} tokens as the players' names, and "you"/"your" (with the verbs agreeing)
     for the viewer's own seat. With `html`, the text is escaped and each name is a <strong> the table styles."""

@@ -13,6 +13,7 @@ from ..history.charts import rating_chart
 from ..models import PlayerStats
 from . import queries
 from .glicko2 import START_RATING
+from .read import rating_of
 from .rules import is_provisional
 
 
@@ -28,14 +29,18 @@ class StatsLine:
     extras: list[tuple[str, str]]  # (label, value as said: "5 points")
     rank: int | None = None  # on the game's leaderboard
     best_win: tuple[str, str, float] | None = None  # (name, profile URL, their rating then)
+    # The rating as every feature reads it (games.ratings.read): a person's from their row, a bot's its level's, the
+    # number the lobby's seat choices and Watch show (a bot's row keeps whatever it was made with).
+    rating: float = START_RATING
+    is_bot: bool = False
 
     @property
     def rating_shown(self) -> bool:
-        return self.stats.rated_matches > 0
+        return self.is_bot or self.stats.rated_matches > 0
 
     @property
     def provisional(self) -> bool:
-        return is_provisional(self.stats)
+        return not self.is_bot and is_provisional(self.stats)
 
     @property
     def win_rate(self) -> str:
@@ -69,7 +74,8 @@ def profile_stats(user: User) -> dict[str, Any]:
     lines = [
         StatsLine(game=slug, name=info.name, stats=rows[slug], best_label=_best_label(slug),
                   average_label=_average_label(slug), extras=_extras(rows[slug]),
-                  rank=ranks.get(slug), best_win=wins.get(slug))
+                  rank=ranks.get(slug), best_win=wins.get(slug),
+                  rating=rating_of(user, slug) if user.is_bot else rows[slug].rating, is_bot=user.is_bot)
         for slug, info in GAMES.items()
         if slug in rows and rows[slug].played
     ]

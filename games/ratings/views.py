@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 from ..catalog import GAMES
 from ..jinja import render_block
 from . import queries
+from .glicko2 import START_DEVIATION, START_RATING
 from .leaderboard import leaderboard_rows
 
 
@@ -28,4 +29,6 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "leaderboard_rows": mark_safe(render_block("games/leaderboard_rows.html", "rows", {"rows": lines})),
         "min_matches": queries.LEADERBOARD_MIN_MATCHES,
         "provisional_deviation": queries.PROVISIONAL_DEVIATION,
+        "start_rating": START_RATING,
+        "start_deviation": START_DEVIATION,
     })

@@ -22,10 +22,11 @@ from ..tournaments.display import tournaments_of
 register = template.Library()
 
 
-@register.inclusion_tag("games/_profile_stats.html")
-def player_standing(user: User) -> dict[str, Any]:
-    """A line of figures per game the player played, and their rating chart."""
-    return profile_stats(user)
+@register.inclusion_tag("games/_profile_stats.html", takes_context=True)
+def player_standing(context: dict[str, Any], user: User) -> dict[str, Any]:
+    """A line of figures per game the player played, and their rating chart; `is_own` from the profile page (the
+    provisional note says "your level" to its owner)."""
+    return {**profile_stats(user), "is_own": bool(context.get("is_own"))}
 
 
 @register.inclusion_tag("mail/_settings.html")

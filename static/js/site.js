@@ -447,3 +447,85 @@
   document.addEventListener("htmx:wsAfterMessage", localTimes);
   document.addEventListener("htmx:afterSwap", localTimes);
 })();
+
+// A history's name field (data-suggest, a combobox): the names htmx puts under it as one types
+// (games.history.views.name_suggestions). The arrows move through them with the focus kept in the field (so the
+// field never fires its "change" for half a name), Enter or a tap picks one and the form filters at once, as a
+// choice in its menus does; Escape or leaving the field closes the list.
+(function () {
+  "use strict";
+  function listFor(field) { return document.getElementById(field.getAttribute("aria-controls") || ""); }
+  function options(field) {
+    var list = listFor(field);
+    return list ? Array.prototype.slice.call(list.querySelectorAll("[role='option']")) : [];
+  }
+  function current(field) {
+    return options(field).filter(function (o) { return o.getAttribute("aria-selected") === "true"; })[0] || null;
+  }
+  function show(field, open) {
+    var list = listFor(field);
+    open = open && options(field).length > 0;
+    if (list) { list.hidden = !open; }
+    field.setAttribute("aria-expanded", open ? "true" : "false");
+    if (!open) { highlight(field, null); }
+  }
+  function highlight(field, option) {
+    options(field).forEach(function (o) { o.setAttribute("aria-selected", o === option ? "true" : "false"); });
+    if (option) {
+      field.setAttribute("aria-activedescendant", option.id);
+      option.scrollIntoView({ block: "nearest" });
+    } else {
+      field.removeAttribute("aria-activedescendant");
+    }
+  }
+  function pick(field, option) {
+    field.value = option.getAttribute("data-name") || "";
+    show(field, false);
+    field.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+  function suggesting(node) {
+    return node instanceof HTMLInputElement && node.hasAttribute("data-suggest") ? node : null;
+  }
+  document.addEventListener("keydown", function (event) {
+    var field = suggesting(event.target);
+    if (!field) { return; }
+    var all = options(field), at = all.indexOf(current(field));
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      if (!all.length) { return; }
+      event.preventDefault();
+      show(field, true);
+      var step = event.key === "ArrowDown" ? 1 : -1;
+      highlight(field, all[(at + step + all.length + (at < 0 && step < 0 ? 1 : 0)) % all.length]);
+    } else if (event.key === "Enter" && at >= 0 && field.getAttribute("aria-expanded") === "true") {
+      event.preventDefault();  // the pick, not the form's submit
+      pick(field, all[at]);
+    } else if (event.key === "Escape" && field.getAttribute("aria-expanded") === "true") {
+      event.preventDefault();
+      show(field, false);
+    }
+  });
+  document.addEventListener("input", function (event) {
+    var field = suggesting(event.target);
+    if (field) { highlight(field, null); }
+  });
+  document.addEventListener("focusout", function (event) {
+    var field = suggesting(event.target);
+    if (field) { show(field, false); }
+  });
+  // A press on the list keeps the focus in the field (no "change" for what was typed so far); the click picks.
+  document.addEventListener("mousedown", function (event) {
+    if (event.target instanceof Element && event.target.closest(".name-suggestions")) { event.preventDefault(); }
+  });
+  document.addEventListener("click", function (event) {
+    var option = event.target instanceof Element ? event.target.closest(".name-suggestions [role='option']") : null;
+    var list = option && option.closest(".name-suggestions");
+    var field = list && document.querySelector("input[data-suggest][aria-controls='" + list.id + "']");
+    if (option && field) { pick(field, option); }
+  });
+  // The new list arrives: open under the field if it is still being typed in and there is something to offer.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var list = event.target instanceof Element && event.target.classList.contains("name-suggestions") ? event.target : null;
+    var field = list && document.querySelector("input[data-suggest][aria-controls='" + list.id + "']");
+    if (field) { show(field, document.activeElement === field && field.value.trim() !== ""); }
+  });
+})();

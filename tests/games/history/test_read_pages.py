@@ -24,7 +24,7 @@ from history_helpers import bulk_finished_matches, play_random, start_match
 
 from accounts.avatars import generated_avatar_version
 from games.history import rows
-from games.history.queries import find_player
+from games.history.queries import players_named
 from games.history.rows import finished_text
 from games.models import Match, PlayerStats, Seat
 from games.play.bot_accounts import ensure_bot_accounts
@@ -136,8 +136,8 @@ def test_the_capped_count_reads_at_most_the_cap(club: Club, monkeypatch: pytest.
 
 
 def test_the_player_lookup_is_any_case_and_uses_the_lower_index(club: Club) -> None:
-    assert find_player(username=" read-3 ") == club.people[3] == find_player(username="READ-3")
-    assert find_player(username="read-") is None and find_player(username="  ") is None
+    assert players_named(" read-3 ") == [club.people[3]] == players_named("READ-3")
+    assert players_named("read-") == [] and players_named("  ") == []
     users = get_user_model().objects.all()
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":

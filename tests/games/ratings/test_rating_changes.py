@@ -80,3 +80,55 @@ def test_the_profile_shows_rank_best_win_and_longest_streak() -> None:
     assert re.search(r'<dt>Best win</dt><dd><a href="/u/bob/">Bob</a> <span class="muted">\(1[5-9]\d\d\)', html)
     assert "(longest 2)" in html
     assert re.search(r"<dt>Rank</dt><dd><a [^>]*>#3</a>", page(alice, "/u/carol/"))
+
+
+# ---------------------------------------------------------------------------------------------
+# A bot's rating on its profile, and a provisional rating explained where it moves
+
+
+def test_a_bot_s_profile_shows_the_rating_the_lobby_and_watch_show() -> None:
+    from games.lobby.forms import level_label
+    from games.lobby.queries import watchable_matches
+    from games.models import PlayerStats
+    from games.play.bot_accounts import bot_user, ensure_bot_accounts
+
+    ensure_bot_accounts()
+    shark = bot_user("ruhd", "search")
+    # Its statistics row as an older level measurement left it: the profile must not read the rating from it.
+    PlayerStats.objects.create(user=shark, game="ruhd", played=3, won=2, lost=1, rating=1500.0, deviation=50.0)
+    watched = make_match(creator=make_user("ada"), game="ruhd", seats=["bot:search"])
+    (listed,) = [m for m in watchable_matches(make_user("viewer")) if m.pk == watched.pk]
+    on_watch = listed.seat_ratings[1]
+    assert level_label("ruhd", "search") == f"Shark ({on_watch})"  # the lobby's seat choice
+    html = Client().get("/u/bot-ruhd-search/").content.decode()
+    assert re.search(rf'<p class="stats-rating"><strong>{on_watch}</strong>', html), html
+    assert "2 · 1 · 0" in html and "provisional-note" not in html
+
+
+def test_a_provisional_rating_is_explained_in_the_result_box_and_on_the_profile() -> None:
+    alice, bob = make_user("alice", display_name="Alice"), make_user("bob", display_name="Bob")
+    match = played_and_resigned(alice, bob)
+    assert all(r["provisional"] for r in Match.objects.get(pk=match.pk).result["ratings"])
+    link = '<a href="/leaderboard/?game=gomori#provisional">How ratings work</a>'
+    box = page(alice, f"/m/{match.pk}/")
+    box = box[box.index('class="rating-changes"'):box.index("Replay this match move by move")]
+    assert ("Provisional rating: it moves fast over the first games, until the site knows your level. " + link) in box
+    spectator = Client().get(f"/m/{match.pk}/").content.decode()
+    assert "until the site knows the player’s level. " + link in spectator
+    assert "until the site knows your level. " + link in page(alice, "/u/alice/")
+    assert "until the site knows Alice’s level. " + link in page(bob, "/u/alice/")
+    leaderboard = Client().get("/leaderboard/?game=gomori").content.decode()
+    assert 'id="provisional"' in leaderboard and "A provisional rating moves fast over the first games" in leaderboard
+
+
+def test_an_established_rating_has_no_provisional_note() -> None:
+    from games.models import PlayerStats
+
+    alice, bob = make_user("alice", display_name="Alice"), make_user("bob", display_name="Bob")
+    for person in (alice, bob):
+        PlayerStats.objects.create(user=person, game="gomori", played=30, won=15, lost=15, rating=1600.0,
+                                   deviation=60.0, rated_matches=30)
+    match = played_and_resigned(alice, bob)
+    assert not any(r["provisional"] for r in Match.objects.get(pk=match.pk).result["ratings"])
+    assert "rating-changes" in page(alice, f"/m/{match.pk}/")
+    assert "provisional-note" not in page(alice, f"/m/{match.pk}/") and "provisional-note" not in page(bob, "/u/alice/")
