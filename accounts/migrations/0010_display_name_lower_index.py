@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0008_mail_and_time_zone'),
+        ('accounts', '0009_avatar_choice'),
         ('auth', '0012_alter_user_first_name_max_length'),
     ]
 
