@@ -124,7 +124,7 @@ def name_suggestions(text: str) -> list[User]:
     keys = (NameKey.objects.filter(key__gte=start, key__lt=start + "\U0010ffff", key__startswith=start,
                                    user__is_active=True)
             .select_related("user").only("key", "user__username", "user__display_name", "user__avatar",
-                                         "user__is_bot", "user__program")
+                                         "user__avatar_choice", "user__is_bot", "user__program")
             .order_by("key")[:SUGGESTIONS * 4])  # a person holds up to four keys
     people: dict[int, User] = {}
     for key in keys:
