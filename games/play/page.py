@@ -219,6 +219,8 @@ class SocketPage:
         self.drawn_from: dict[str, Any] = {}
         self.log_shown: int | None = None
         self.log_names: list[Any] = []  # the players' names in the log entries the page shows
+        # (the viewer's turn, the match over) as last drawn; None until the page's first drawing, which says nothing.
+        self.told: tuple[bool, bool] | None = None
 
     def update(
         self, meta: TableMeta, view: View | None, seat: int | None, ui: dict[str, Any],
@@ -247,6 +249,10 @@ class SocketPage:
                                                           zone=zone))
         public_board = not ui and view is not None and kit(meta.game).board_is_public
         parts = []
+        if "log" in fragments:
+            said = self.announcement(meta, context, new_entries)
+            if said:
+                parts.append(said)
         for name in fragments:
             if name == "log":
                 if nothing_new and changed_only:
@@ -272,6 +278,28 @@ class SocketPage:
             else:
                 parts.append(cache.fragment(key, lambda name=name: render_fragment(name, context)))  # type: ignore[misc]
         return "".join(parts)
+
+
+    def announcement(self, meta: TableMeta, context: Context, new_entries: bool) -> str:
+        """What a screen reader says of this change, in the page's live region (#announce, which is never swapped
+        whole: a region drawn anew is not reliably read): the new log lines in the log's own words, oldest first,
+        then "Your turn." when the turn has just come to this viewer, then the result when the match has just
+        ended. Nothing on a page's first drawing (it opened, or reconnected)."""
+        turn = bool(context.get("my_turn")) and meta.status == Status.ACTIVE
+        over = meta.status in (Status.FINISHED, Status.ABORTED)
+        told, self.told = self.told, (turn, over)
+        if told is None:
+            return ""
+        lines: list[str] = [entry["text"] for entry in reversed(context["log"])] if new_entries else []
+        if turn and not told[0]:
+            prompt = (context.get("table") or {}).get("prompt")
+            lines.append(f"Your turn. {prompt}" if prompt else "Your turn.")
+        if over and not told[1]:
+            lines.append(context.get("outcome") or "This match was cancelled.")
+            if meta.status == Status.FINISHED:  # the result box's final scores, as it says them
+                scores = " · ".join(f"{name} {p.score}" for name, p in zip(meta.names, meta.players, strict=False))
+                lines.append(f"{context['game'].score_heading}: {scores}.")
+        return render_fragment("announce", {"lines": lines}) if lines else ""
 
 
 def drawn_from(name: str, context: Context, view: View | None, ui: dict[str, Any]) -> Any:
