@@ -35,11 +35,16 @@ def audit(page: Any, where: str) -> list[str]:
     axe is run in the page's own world by evaluate (the site's Content Security Policy refuses an inline script)."""
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.evaluate(AXE.read_text())
+    # The page as it settles: a card still fading in (its arrival, started again by an update during the audit)
+    # would be measured half-transparent. The arrival is off where motion is reduced (tables.css).
+    page.emulate_media(reduced_motion="reduce")
     found = page.evaluate(
         "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
         ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
         ".map(v => `${v.id} (${v.impact}): ${v.help}; ` + v.nodes.slice(0, 3)"
-        ".map(n => n.target.join(' ') + ' ' + n.html.slice(0, 140)).join(' | '))")
+        ".map(n => n.target.join(' ') + ' ' + n.html.slice(0, 140) + ' ' + (n.failureSummary || '').slice(0, 200))"
+        ".join(' | '))")
+    page.emulate_media(reduced_motion="no-preference")
     return [f"{where}: {line}" for line in found]
 
 
@@ -270,3 +275,143 @@ def test_the_live_region_says_each_move_in_the_log_s_words_the_turn_and_the_end(
     finally:
         alice.context.close()
         bob.context.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole matches with the keyboard alone
+
+# Where the focus is, for a control (a CSS selector, and words it must hold): on it ("here"), in the same roving
+# group (a hand, a board: one Tab stop whose arrow keys move within it), or elsewhere.
+WHERE = """([css, words]) => {
+  const fits = e => e && e.matches && e.matches(css) && (!words || e.textContent.includes(words));
+  const a = document.activeElement;
+  if (fits(a)) return 'here';
+  const box = a && a.closest && a.closest('[data-roving]');
+  return box && Array.from(box.querySelectorAll('[data-key]')).some(fits) ? 'inside' : 'away';
+}"""
+FOCUS_ID = "() => { const a = document.activeElement; return a === document.body ? 'BODY' : (a.id || a.outerHTML); }"
+
+
+def reach(page: Any, css: str, words: str = "") -> None:
+    """Move the focus to the control as a keyboard user does: Tab from group to group, the arrow keys within a
+    hand or a board."""
+    for _ in range(150):
+        where = page.evaluate(WHERE, [css, words])
+        if where == "here":
+            return
+        page.keyboard.press("ArrowRight" if where == "inside" else "Tab")
+    raise AssertionError(f"the keyboard never reached {css} {words!r}: the focus is on {page.evaluate(FOCUS_ID)}")
+
+
+def present(page: Any, css: str, words: str = "") -> bool:
+    return bool(page.evaluate("([css, words]) => Array.from(document.querySelectorAll(css))"
+                              ".some(e => !words || e.textContent.includes(words))", [css, words]))
+
+
+def gomori_step(page: Any, turns: int) -> tuple[str, str] | None:
+    if present(page, "#board .king-target .cell-button"):
+        return "#board .king-target .cell-button", ""
+    if present(page, "#hand .card-button.selected") and present(page, "#board .cell-button"):
+        return "#board .cell-button", ""
+    return ("#hand .card-button", "") if present(page, "#hand .card-button") else None
+
+
+def ruhd_step(page: Any, turns: int) -> tuple[str, str] | None:
+    for css in ("#board .ruhd-cell.coverable .cell-button", "#board .ruhd-cell.target .cell-button",
+                "#hand .tile-button"):
+        if present(page, css):
+            return css, ""
+    return None
+
+
+def rummy_step(page: Any, turns: int) -> tuple[str, str] | None:
+    for css in ("#rm-stock", "#rm-discard", "#hand .rm-hand-cards .card-button"):
+        if present(page, css):
+            return css, ""
+    return None
+
+
+def columbo_step(page: Any, turns: int) -> tuple[str, str] | None:
+    if present(page, "#hand .cb-do-peek"):  # the two cards to remember: the first, then the one beside it
+        pressed = present(page, "#hand .cb-do-peek[aria-pressed=true]")
+        return ("#hand .cb-do-peek[aria-pressed=false]" if pressed else "#hand .cb-do-peek"), ""
+    for css, words in (("#board .cb-action-buttons button", "Skip"), ("#board .cb-buttons button", "Discard")):
+        if present(page, css, words):
+            return css, words
+    if turns >= 3 and present(page, "#board .cb-buttons .cb-tap"):  # the third turn ends the round
+        return "#board .cb-buttons .cb-tap", ""
+    if present(page, "#board .cb-pile-button[aria-label='Draw from the stock']"):
+        return "#board .cb-pile-button[aria-label='Draw from the stock']", ""
+    return None
+
+
+STEPS = {"gomori": gomori_step, "columbo": columbo_step, "ruhd": ruhd_step, "rummy": rummy_step}
+# The control that starts a turn of one's own (turns are counted: Columbo's third one taps).
+TURN_START = {"gomori": "#hand .card-button", "columbo": "Draw from the stock", "ruhd": "#hand .tile-button",
+              "rummy": "#rm-stock"}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_whole_match_against_a_bot_with_the_keyboard_alone(browser: Any, asgi_server: str, game: str) -> None:
+    """From the deal to the result, every choice made by Tab, the arrow keys and Enter (no click, no script
+    choosing for the person): each control reached as a keyboard user reaches it. The pages along the way (each
+    kind of step met for the first time) are audited too, and the focus is never lost to the page's body."""
+    from games.models import Match
+    from games.play.create import SeatSpec, create_match
+
+    user = people(1)[0]
+    match = create_match(creator=user, game=game, players=2, seats=[SeatSpec("bot", "reference")],
+                         options=OPTIONS.get(game, {}), seed=7)
+    page = signed_in(browser, asgi_server, user, DESKTOP)
+    try:
+        live(page, match.get_absolute_url())
+        page.evaluate("() => { window.messages = 0;"
+                      " document.addEventListener('htmx:wsAfterMessage', () => { window.messages += 1; }); }")
+        found: list[str] = []
+        audited: set[str] = set()
+        turns = presses = 0
+        step_of = STEPS[game]
+        while True:
+            page.wait_for_function("() => document.querySelector('#status[data-your-turn], #status .outcome')",
+                                   timeout=60_000)
+            if page.locator("#status .outcome").count():
+                break
+            step = step_of(page, turns)
+            if step is None:  # the turn is the bot's in a moment, or a window is open that the person lets pass
+                page.wait_for_timeout(100)
+                continue
+            css, words = step
+            if css not in audited:
+                audited.add(css)
+                found += audit(page, f"{game}, before pressing {css} {words}".strip())
+            if TURN_START[game] in css:
+                turns += 1
+            heard = page.evaluate("window.messages")
+            reach(page, css, words)
+            if SHOTS and presses == 3:
+                shoot(page, f"{game}-desktop")
+            page.keyboard.press("Enter")
+            page.wait_for_function("n => window.messages > n", arg=heard)
+            page.wait_for_timeout(60)
+            assert page.evaluate(FOCUS_ID) != "BODY", f"{game}: the focus was lost after {css}"
+            presses += 1
+            assert presses < 600, f"{game}: the match did not end"
+        match.refresh_from_db()
+        assert match.status == Match.Status.FINISHED
+        assert turns >= 2 and presses >= 4, (turns, presses)
+        found += audit(page, f"{game}, at its end")
+        assert not found, "\n".join(found)
+    finally:
+        page.context.close()
+
+
+def shoot(page: Any, name: str) -> None:
+    """The page as it is, the focused control in view with its ring, at this size and at a phone's."""
+    page.evaluate("() => document.activeElement.scrollIntoView({block: 'center'})")
+    page.screenshot(path=f"{SHOTS}/a11y-{name}.png")
+    size = page.viewport_size
+    page.set_viewport_size(PHONE)
+    page.wait_for_timeout(150)
+    page.evaluate("() => document.activeElement.scrollIntoView({block: 'center'})")
+    page.screenshot(path=f"{SHOTS}/a11y-{name.replace('desktop', 'phone')}.png")
+    page.set_viewport_size(size)
