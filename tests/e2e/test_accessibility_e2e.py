@@ -396,6 +396,9 @@ def test_a_whole_match_against_a_bot_with_the_keyboard_alone(browser: Any, asgi_
             assert page.evaluate(FOCUS_ID) != "BODY", f"{game}: the focus was lost after {css}"
             presses += 1
             assert presses < 600, f"{game}: the match did not end"
+        # The end (the person's move or the bot's): the focus stays on the table, or else goes to the result.
+        page.wait_for_timeout(300)
+        assert page.evaluate(FOCUS_ID) != "BODY", f"{game}: the focus was lost at the end"
         match.refresh_from_db()
         assert match.status == Match.Status.FINISHED
         assert turns >= 2 and presses >= 4, (turns, presses)
