@@ -161,6 +161,10 @@ def test_every_other_page_a_person_uses_has_no_serious_violation(browser: Any, a
             if url.endswith("/replay/"):
                 page.locator("#analysis").wait_for()
             found += audit(page, what)
+            if SHOTS and url == "/play/":  # a create form open: its clock choice, labelled
+                page.evaluate("() => { const form = document.getElementById('create-gomori'); form.open = true;"
+                              " form.querySelector('.clock-choice').scrollIntoView(); }")
+                page.screenshot(path=f"{SHOTS}/a11y-lobby-form.png")
     finally:
         page.context.close()
     context = browser.new_context(base_url=asgi_server, viewport=DESKTOP)
