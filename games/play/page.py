@@ -219,6 +219,8 @@ class SocketPage:
         self.drawn_from: dict[str, Any] = {}
         self.log_shown: int | None = None
         self.log_names: list[Any] = []  # the players' names in the log entries the page shows
+        # (the viewer's turn, the match over) as last drawn; None until the page's first drawing, which says nothing.
+        self.told: tuple[bool, bool] | None = None
 
     def update(
         self, meta: TableMeta, view: View | None, seat: int | None, ui: dict[str, Any],
@@ -247,6 +249,7 @@ class SocketPage:
                                                           zone=zone))
         public_board = not ui and view is not None and kit(meta.game).board_is_public
         parts = []
+        said = self.announcement(meta, view, seat, context) if "log" in fragments else ""
         for name in fragments:
             if name == "log":
                 if nothing_new and changed_only:
@@ -271,7 +274,46 @@ class SocketPage:
                 parts.append(render_fragment(name, context))
             else:
                 parts.append(cache.fragment(key, lambda name=name: render_fragment(name, context)))  # type: ignore[misc]
-        return "".join(parts)
+        return "".join(parts) + said
+
+
+    def announcement(self, meta: TableMeta, view: View | None, seat: int | None, context: Context) -> str:
+        """What a screen reader is told of this change, in the page's live region (#announce, whose content only is
+        replaced: a region drawn anew is not reliably read): the game's new log lines since the page's last drawing,
+        in the log's own words, oldest first; then "Your turn." and what to do, when the turn has just come to this
+        viewer; then the result and the final scores, when the match has just ended. Nothing on a page's first
+        drawing (it opened, or reconnected). Called before the log's drawing moves `log_shown` on."""
+        turn = bool(context.get("my_turn")) and meta.status == Status.ACTIVE
+        over = meta.status in (Status.FINISHED, Status.ABORTED)
+        told, self.told = self.told, (turn, over)
+        if told is None or self.log_shown is None:
+            return ""
+        lines: list[str] = [entry["text"] for entry in reversed(new_log_lines(meta, view, seat, self.log_shown))]
+        if turn and not told[0]:
+            prompt = (context.get("table") or {}).get("prompt")
+            lines.append(f"Your turn. {prompt}" if prompt else "Your turn.")
+        if over and not told[1]:  # the result says what a closing line of the log would
+            lines.append(context.get("outcome") or "This match was cancelled.")
+            if meta.status == Status.FINISHED:  # the result box's final scores, as it says them
+                scores = " · ".join(f"{name} {p.score}" for name, p in zip(meta.names, meta.players, strict=False))
+                lines.append(f"{context['game'].score_heading}: {scores}")
+        return render_fragment("announce", {"lines": lines}) if lines else ""
+
+
+def new_log_lines(meta: TableMeta, view: View | None, seat: int | None, shown: int) -> list[dict[str, Any]]:
+    """The log's entries from number `shown` on (newest first, as the log draws them; a handover's line among
+    them), whether the page is sent them alone or the whole log drawn again (the match ended, a name changed)."""
+    if view is None:
+        return []
+    total = log_count(view)
+    if total <= shown:
+        return []
+    tail = view.get("log", [])[-LOG_TAIL:]
+    first = total - len(tail)
+    skip = max(0, shown - first)
+    game = kit(meta.game)
+    return log_entries(tail[skip:], first + skip, total, meta.names, seat, meta.handovers,
+                       lambda text: game.words(text, view), events_from=first + skip + 1)
 
 
 def drawn_from(name: str, context: Context, view: View | None, ui: dict[str, Any]) -> Any:

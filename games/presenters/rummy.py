@@ -552,8 +552,7 @@ def _hand(view: dict[str, Any], seat: int | None, state: dict[str, Any], my_turn
             "pos": i,
             "selected": chosen,
             "fresh": i in fresh,
-            "select": _ui_send(state, op="select", at=i),
-            "label": f"{'Deselect' if chosen else 'Select'} the {face['spoken']}",
+            "select": _ui_send(state, op="select", at=i),  # a toggle named by the card's words (aria-pressed)
         })
     can_left = any(i > 0 and (i - 1) not in selected for i in selected)
     can_right = any(i < len(order) - 1 and (i + 1) not in selected for i in selected)

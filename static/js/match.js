@@ -43,7 +43,7 @@
   }
 
   // The end is seen: a player scrolled down to their hand when the match ends is brought up to the result box
-  // (announced too: #status is a polite live region). Only on the change itself, never for a page opened after it;
+  // (announced too, from #announce: games.play.page). Only on the change itself, never for a page opened after it;
   // and again for the updates of the next few seconds (the rating changes), which grow the box and let the
   // browser's scroll anchoring move it off the top.
   var endedAt = null;

@@ -277,7 +277,8 @@
     if (!target && lost && before) {
       target = (before.id && document.getElementById(before.id)) || (before.inTable &&
         (document.querySelector(".table-area [data-focus-fallback]") ||
-         document.querySelector(".table-area [data-key][tabindex='0']")));
+         document.querySelector(".table-area [data-key][tabindex='0']") ||
+         document.querySelector("#status[data-over]")));  // the match is over and the table has nothing left
     }
     if (target && target !== active) { target.focus({ preventScroll: true }); }
     before = null;

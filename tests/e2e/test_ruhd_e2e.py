@@ -62,7 +62,8 @@ def tab_to(page: Any, selector: str) -> str:
         page.keyboard.press("Tab")
         label = page.evaluate(
             "(sel) => { const a = document.activeElement;"
-            " return a && a.matches(sel) ? a.getAttribute('aria-label') || a.textContent : null; }",
+            " return a && a.matches(sel) ? a.getAttribute('aria-label')"
+            " || (a.querySelector(':scope > .visually-hidden') || a).textContent : null; }",
             selector,
         )
         if label is not None:

@@ -219,14 +219,20 @@ def clean_page(html: str) -> str:
     return html
 
 
+ANNOUNCED = re.compile(r'<div id="announce"[^>]*>.*?</div>', re.S)
+
+
 def page_parts(html: str) -> tuple[str, str]:
-    """(the log, everything else) of an HTML page or a socket's page."""
+    """(the log, everything else) of an HTML page or a socket's page. What the live region says of a change
+    (#announce) is the log's new lines, so it counts with the log."""
+    said = "".join(ANNOUNCED.findall(html))
+    html = ANNOUNCED.sub("", html)
     start = html.find('<section id="log"')
     if start < 0:
-        return "", html
+        return said, html
     end = html.find("</section>", start)
     end = len(html) if end < 0 else end + len("</section>")
-    return html[start:end], html[:start] + html[end:]
+    return html[start:end] + said, html[:start] + html[end:]
 
 
 def _section(html: str, element_id: str) -> str:
@@ -241,7 +247,7 @@ class SocketPage:
     """What a socket's page shows after its messages (as tests/games/fragments.Page, without an HTML parser: the
     match socket's messages are its fragments one after the other, games/play/meta.py FRAGMENTS)."""
 
-    SPLIT = re.compile(r'<section id="(players|status|board|hand|log)"|<div id="(error)"'
+    SPLIT = re.compile(r'<section id="(players|status|board|hand|log)"|<div id="(error|announce)"'
                        r'|<ol id="log-entries" hx-swap-oob="afterbegin">')
 
     def __init__(self) -> None:

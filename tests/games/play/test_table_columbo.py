@@ -277,7 +277,8 @@ async def test_peeked_cards_flash_then_stay_face_down_unless_asked(
     # Choosing the first card is this socket's selection only; the second click peeks.
     await me.send_to(text_data=ui_frame({"peek": 1}))
     (html,) = await one(me)
-    assert 'aria-label="Don&#39;t peek at your top-right card" aria-pressed="true"' in html
+    assert re.search(r'aria-pressed="true"[^>]*><span class="visually-hidden">Don&#39;t peek at your top-right card<',
+                     html)
     assert await quiet(other)
     html, _ = await act(me, {"type": "peek", "slots": [1, 2]}, both)
     for k in (1, 2):
@@ -337,7 +338,8 @@ async def test_a_jack_swaps_two_cards_chosen_one_after_the_other(
     await me.send_to(text_data=ui_frame({"pick": [0, 3]}))
     (html,) = await one(me)
     assert "now choose the card to swap with your bottom-right card." in html
-    found = re.search(r'hx-vals="([^"]*)" aria-label="Swap your bottom-right card with Bob&#39;s top-left card"', html)
+    found = re.search(r'hx-vals="([^"]*)"[^>]*><span class="visually-hidden">Swap your bottom-right card with '
+                      r'Bob&#39;s top-left card<', html)
     assert found
     await me.send_to(text_data=html_module.unescape(found.group(1)))
     html, other_html = await one(me, other)

@@ -77,7 +77,8 @@ def targets(html: str) -> dict[tuple[int, int], int]:
     controls, in order, and the badges beside them)."""
     board = section(html, "board")
     found = {}
-    for raw, badge in re.findall(r'hx-vals="([^"]*)" aria-label="Place [^"]*">.*?<span class="hint">\+(\d+)</span>',
+    for raw, badge in re.findall(r'hx-vals="([^"]*)"><span class="visually-hidden">Place [^<]*</span>.*?'
+                                 r'<span class="hint" aria-hidden="true">\+(\d+)</span>',
                                  board, re.S):
         action = json.loads(html_module.unescape(raw))["action"]
         assert action["type"] == "place"

@@ -168,10 +168,11 @@ class Player:
         check_view(self.html, state, self.seat)
 
     async def select(self, code: str, state: Any) -> None:
-        label = f"Select the {spoken_name(code)}"
+        # A hand card is a toggle named by its words (the card face's own hidden name), pressed when chosen.
         chosen = next(
             (b for b in buttons(self.html) if b.get("id", "").startswith("rm-card-")
-             and b["aria-label"].removesuffix(" (new)") == label),
+             and " ".join(b["text"].split()).removesuffix(" (new)").endswith(f" {spoken_name(code)}")
+             and b["aria-pressed"] == "false"),
             None,
         )
         assert chosen is not None, f"seat {self.seat} can't select the {card_name(code)}"
@@ -299,7 +300,8 @@ async def test_two_players_and_a_spectator_play_a_whole_game_by_the_controls(
                 joker = card_name(last["freed"])
                 assert f"took the {joker} back from pack {action['pack'] + 1}" in updates[None]
                 assert f"You took the {joker} back" in updates[seat]
-                fresh = rf'class="rm-fresh">\s*<button[^>]*aria-label="Select the {joker} \(new\)"'
+                fresh = (rf'class="rm-fresh">\s*<button[^>]*>\s*<span class="card[^"]*" title="{joker}">'
+                         r'.*?</span></span><span class="visually-hidden"> \(new\)</span></button>')
                 assert re.search(fresh, updates[seat])
         if action["type"] == "meld":
             seen["packs"] += len(action["packs"])
