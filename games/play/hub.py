@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import orjson
@@ -30,9 +29,6 @@ from .tasks import raise_if_cancelled
 from .types import Line
 
 log = logging.getLogger(__name__)
-
-# The writer's own thread (see Writer): one, so that batches are written in order, each on this thread's connection.
-_WRITER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="match-writer")
 
 # Every table this process holds is looked at once per HEARTBEAT_SECONDS: its sockets' sessions checked (the end
 # of a session without a signal: expiry, a row deleted) and its presence read again (another process's sockets
@@ -62,16 +58,12 @@ class Busy(ServiceError):
 
 class Writer:
     """Group commit: the changes that arrive while a batch is being written go together in the next one,
-    so the database thread is entered once per batch, not once per move.
-
-    The batches are written on a thread of their own: the thread every other database call of the process's sockets
-    shares (Channels' database_sync_to_async) also draws the lobby's lists, reads presence and sessions, so a move
-    waited behind whatever was queued there (bench/README.md, issue 47)."""
+    so the database thread is entered once per batch, not once per move."""
 
     def __init__(self) -> None:
         self.pending: list[tuple[Change, asyncio.Future[None]]] = []
         self.running = False
-        self.commit_batch = database_sync_to_async(commit_then_tell, thread_sensitive=False, executor=_WRITER_THREAD)
+        self.commit_batch = database_sync_to_async(commit_then_tell)
 
     async def write(self, change: Change) -> bool:
         future = asyncio.get_running_loop().create_future()
