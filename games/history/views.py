@@ -28,7 +28,7 @@ from ..play.page import page_fragments, render_fragment, table_context
 from ..play.presence import presence_of
 from ..play.snapshot import NOTES_KEPT
 from ..play.store import snapshot_of
-from ..play.wording import describe_result, format_event
+from ..play.wording import describe_result, format_event, sentences
 from ..results import OUTCOME_LABELS
 from ..review import jobs, present
 from ..review import news as review_news
@@ -185,9 +185,10 @@ class Panel:
     hand: SafeString
 
 
-def _replay_context(meta: TableMeta, view: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """The live table's context for a past position: nothing to act on, nobody's turn to take."""
-    context = table_context(meta, {**view, "legal": []}, seat)
+def _replay_context(meta: TableMeta, view: dict[str, Any], seat: int | None, own: bool = False) -> dict[str, Any]:
+    """The live table's context for a past position: nothing to act on, nobody's turn to take. Its words call the
+    seat "you" only when it is the viewer's own (`own`); another's seat is named, as in the spectators' view."""
+    context = table_context(meta, {**view, "legal": []}, seat, own=own)
     context["my_turn"] = False
     return context
 
@@ -263,7 +264,8 @@ def replay_page(request: HtmxRequest, match_id: int) -> HttpResponse:
     engine = get_engine(match.game)
     before, state = replay.states_around(match, moves, number)
     public = _replay_context(meta, engine.view(state, None), None)
-    contexts = {seat: public if seat is None else _replay_context(meta, engine.view(state, seat), seat)
+    contexts = {seat: public if seat is None else _replay_context(meta, engine.view(state, seat), seat,
+                                                                  own=own is not None and own.index == seat)
                 for seat in seats_shown}
     panels = [
         Panel(
@@ -290,7 +292,7 @@ def replay_page(request: HtmxRequest, match_id: int) -> HttpResponse:
         "next": min(total, number + 1),
         "last_move": last,
         "last_name": names[last.seat] if last is not None and last.seat < len(names) else "",
-        "last_did": _what_was_done(match.game, engine, before, state, names),
+        "last_did": sentences(_what_was_done(match.game, engine, before, state, names)),
         "last_note": kit(match.game).words(last.note, engine.view(state, None)) if last is not None else "",
         "finished": finished,
         "outcome": describe_result(meta.result, names, None) if finished and number == total and meta.result else "",

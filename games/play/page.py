@@ -23,7 +23,7 @@ from .clock import clock_label, is_correspondence
 from .due import due_time
 from .meta import FRAGMENTS, TableMeta, table_meta
 from .snapshot import Presence, Snapshot, State, Status, engine_of
-from .wording import closing_line, describe_result, format_event, handover_events
+from .wording import closing_line, describe_result, format_event, handover_events, told_of
 
 FRAGMENTS_TEMPLATE = "games/fragments.html"  # Jinja2, under templates/jinja2/: a block per fragment
 LOG_TAIL = 60
@@ -79,18 +79,22 @@ def log_entries(
 
 def table_context(
     meta: TableMeta, view: View | None, seat: int | None, ui: dict[str, Any] | None = None,
-    error: str = "", log_from: int = 0, zone: str = "",
+    error: str = "", log_from: int = 0, zone: str = "", own: bool = True,
 ) -> Context:
     """The whole template context for one viewer; the log from entry number `log_from` on (newest first).
     `zone`: the viewer's chosen time zone (User.time_zone), in which a correspondence match's due times are
-    written; blank, they are written in UTC for the browser to rewrite in its own (static/js/site.js)."""
+    written; blank, they are written in UTC for the browser to rewrite in its own (static/js/site.js).
+    `own`: the seat is the viewer's own, whom the words call "you"; a replay seen from another's seat is not, and
+    its words name every player (context["you"]: the seat called "you", or None)."""
     names = meta.names
+    you = seat if own else None
     slug = meta.game
     game = kit(slug)
     context: Context = {
         "meta": meta,
         "view": view,
         "seat": seat,
+        "you": you,
         "names": names,
         "error": error,
         "game": game,
@@ -113,10 +117,13 @@ def table_context(
     context["scores_now"] = [scores[p.index] if scores and p.index < len(scores) else p.score for p in meta.players]
     if view is not None:
         log = view.get("log", [])[-LOG_TAIL:]
+        if not own and seat is not None:  # the seat's own lines, which the engine words for it, told of its player
+            log = [{**e, "text": told_of(e.get("text", ""), e["seat"])} if isinstance(e.get("seat"), int) else e
+                   for e in log]
         first = log_count(view) - len(log)  # the number of the first entry of the tail
         skip = max(0, log_from - first)
         # Only new entries (log_from): a handover line before them was sent with the entries before it.
-        context["log"] = log_entries(log[skip:], first + skip, log_count(view), names, seat, meta.handovers,
+        context["log"] = log_entries(log[skip:], first + skip, log_count(view), names, you, meta.handovers,
                                      lambda text: game.words(text, view), closing_line(meta.result, len(names)),
                                      events_from=first + skip + (1 if log_from else 0))
         must_act = view.get("must_act", [])
@@ -124,7 +131,7 @@ def table_context(
         context["waiting_on"] = [meta.players[i].bot_name or names[i] for i in must_act
                                  if i != seat and i < len(meta.players)]
         timing = Timing(elapsed=meta.elapsed, turn_age=meta.turn_age)
-        context["table"] = game.presenter.present(view, seat, ui or {}, names, timing)
+        context["table"] = game.presenter.present(view, seat, ui or {}, names, timing, own=own)
         # In a correspondence match an absent player is the normal case, and nobody may claim: no notice.
         context["away"] = [] if meta.correspondence else [
             p for p in meta.players
@@ -138,7 +145,7 @@ def table_context(
     context["reasons"] = {p.index: [game.words(reason, view) for reason in p.reasons] for p in meta.players}
     context["rematch_offerers"] = [names[i] for i in meta.rematch_votes if i != seat and i < len(names)]
     if meta.result:
-        context["outcome"] = describe_result(meta.result, names, seat)
+        context["outcome"] = describe_result(meta.result, names, you)
     return context
 
 

@@ -47,7 +47,11 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     left = held is not None and held.left and snap.status == Status.ACTIVE
     move = next((h["move"] for h in reversed(snap.handovers) if held and h["seat"] == held.index), 0)
     notice = render_fragment("seat_notice", {"left_seat": held.index if left and held else None, "left_move": move})
+    # Sounds and the turn's notification do something only for a player of a match still to be played: a spectator
+    # has no turn, and a finished match no cue to come (the page hides them when its match ends: js/site.js).
+    tools = seat is not None and snap.status in (Status.WAITING, Status.ACTIVE)
     context.update({"match": snap, "code": code, "can_join": can_join, "join_refusal": join_refusal,
+                    "table_tools": tools,
                     "seat_notice": mark_safe(notice),
                     "fragments": page_fragments(context), "tournament": of_match(snap.id)})
     return render(request, "games/match.html", context)

@@ -96,9 +96,30 @@ def name_seats(text: str, names: list[str], viewer: int | None, *, html: bool = 
     return _TOKEN.sub(name, out)
 
 
+def told_of(text: str, seat: int) -> str:
+    """A line an engine wrote to the seat that acted, in the second person ("You drew the 9♥", "You looked at your
+    top-left card"; the engines' other lines name every seat by its token), told of that seat instead: "{s1} drew
+    the 9♥", "{s1} looked at their top-left card" (a replay seen from another's seat names its player)."""
+    if not text.startswith("You "):
+        return text
+    rest = re.sub(r"\byou\b", "they", re.sub(r"\byour\b", "their", text[4:]))
+    return f"{{s{seat}}} {rest}"
+
+
 def format_event(text: str, names: list[str], viewer: int | None) -> SafeString:
     """An engine log sentence as the table's log shows it (escaped HTML)."""
     return mark_safe(name_seats(text, names, viewer, html=True))
+
+
+# The end of a sentence as the log writes it, before any closing tag: "… face-down.", "… <strong>you</strong>!".
+_SENTENCE_END = re.compile(r"[.!?…](?:\s*</[a-z]+>)*\s*$")
+
+
+def sentences(parts: list[SafeString]) -> SafeString:
+    """Log entries told one after another (a replay's step): each a sentence ending with its full stop (the engines'
+    entries may lack one), joined by a space: "… face-down. The deck …", never "… face-down.; The deck …"."""
+    return mark_safe(" ".join(part if _SENTENCE_END.search(part) else part + "." for part in map(str.strip, parts)
+                              if part))
 
 
 def handover_events(handovers: tuple[dict[str, object], ...] | list[dict[str, object]]) -> list[tuple[int, str]]:

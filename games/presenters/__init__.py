@@ -1,7 +1,10 @@
 """Presenters: turn one seat's engine view (plus the socket's UI selection) into display-ready context.
 
-Each module has `present(view, seat, ui, names) -> dict` and `clean_ui(view, seat, raw) -> dict`.
+Each module has `present(view, seat, ui, names, timing, *, own) -> dict` and `clean_ui(view, seat, raw) -> dict`.
 Nothing here decides a rule: what may be played comes from view["legal"].
+
+`own` says whether the view is its viewer's own seat: the table's words then call that seat "you". A replay seen
+from another's seat (`own=False`) shows that seat's cards, and its words name every player, that seat's too.
 """
 
 from __future__ import annotations

@@ -130,7 +130,7 @@ def _flashing(view: dict[str, Any], seat: int | None, ui: dict[str, Any]) -> dic
 
 
 class _Words:
-    """Names as the viewer reads them: "You"/"your" for themselves."""
+    """Names as the viewer reads them: "You"/"your" for themselves (`seat`: the viewer's own seat, or None)."""
 
     def __init__(self, names: list[str], seat: int | None) -> None:
         self.names = names
@@ -195,7 +195,7 @@ class _Table:
                     None)
 
 
-def _table(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str]) -> _Table:
+def _table(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str], you: int | None) -> _Table:
     legal = view.get("legal") or []
     over = bool(view.get("over"))
     action = view.get("action")
@@ -217,7 +217,7 @@ def _table(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: li
     exchanges = [a for a in legal if a["type"] == "exchange"]
     peeks = [a for a in legal if a["type"] == "peek"]
     return _Table(
-        view=view, seat=seat, ui=ui, words=_Words(names, seat), legal=legal,
+        view=view, seat=seat, ui=ui, words=_Words(names, you), legal=legal,
         players=view["players"], phase=view["phase"], over=over, playing=view["phase"] == "play" and not over,
         show_known=seat is None or over or bool(ui.get("known")),
         flashing=_flashing(view, seat, ui),
@@ -243,10 +243,11 @@ def _at(value: list[int]) -> tuple[int, int]:
 
 
 def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str],
-            timing: Timing = NO_TIMING) -> dict[str, Any]:
+            timing: Timing = NO_TIMING, *, own: bool = True) -> dict[str, Any]:
     """A seat's (or a spectator's) Columbo table: the grids, the piles and buttons, the pending card action,
-    the slap window, the tap and the results, as plain data for templates/jinja2/games/tables/columbo.html."""
-    t = _table(view, seat, ui, names)
+    the slap window, the tap and the results, as plain data for templates/jinja2/games/tables/columbo.html (`own`:
+    see games.presenters)."""
+    t = _table(view, seat, ui, names, seat if own else None)
     hands = _hands(t)
     mine = hands[0] if seat is not None else None
     others = hands[1:] if seat is not None else hands
@@ -311,6 +312,7 @@ def _hands(t: _Table) -> list[dict[str, Any]]:
             "seat": s,
             "name": t.words.name(s),
             "me": s == seat,
+            "you": s == t.words.seat,
             "columns": columns,
             "cards": hand["cards"],
             "tapped": hand["tapped"],
@@ -436,7 +438,7 @@ def _drawn_info(t: _Table) -> dict[str, Any] | None:
     return {
         "face": card(t.drawn["card"]) if t.drawn.get("card") else None,
         "who": t.words.name(t.drawn["seat"]),
-        "mine": t.drawn["seat"] == t.seat,
+        "mine": t.drawn["seat"] == t.words.seat,
         "from": t.drawn["from"],
     }
 
@@ -447,7 +449,7 @@ def _action_info(t: _Table) -> dict[str, Any] | None:
     if action is None or not t.playing:
         return None
     next_name = words.name(view.get("current"), start=False)
-    if not my_action:
+    if not my_action or words.seat is None:  # another's action, or a replay of another's seat (no "you")
         return {
             "mine": False,
             "card": card(action["card"]),
@@ -465,7 +467,7 @@ def _action_info(t: _Table) -> dict[str, Any] | None:
         what = "choose another player's card to look at."
     else:
         what = "choose any card to look at."
-    until = "you draw" if view.get("current") == t.seat else f"{next_name} draws"
+    until = "you draw" if view.get("current") == t.words.seat else f"{next_name} draws"
     skip = t.legal_of("skip")
     return {
         "mine": True,
@@ -486,7 +488,7 @@ def _window_info(t: _Table) -> dict[str, Any] | None:
         can = bool(window.get("can_slap"))
         text = (f"Slap now: the {card_name(top)} is on the discard pile. Slap a face-down card of rank "
                 f"{rank_of(top)} onto it." if can else f"The {card_name(top)} may be slapped.")
-        if not can and t.seat is not None and t.seat in window["attempted"]:
+        if not can and t.words.seat is not None and t.words.seat in window["attempted"]:
             text = f"You have slapped once on the {card_name(top)}; the others may still slap."
         return {"open": True, "can": can, "text": text}
     if window.get("won_by") is not None:
@@ -499,7 +501,8 @@ def _slap_news(t: _Table) -> dict[str, Any] | None:
     """The last action, if it was a slap: whose card went onto what, and whether it matched."""
     if t.last_kind != "slap":
         return None
-    last, words, seat = t.view["last"], t.words, t.seat
+    last, words = t.view["last"], t.words
+    seat = words.seat  # who the words call "you"
     target, k = last["target"]
     dealt = len(last.get("dealt") or [])
     slapper = words.name(last["seat"])

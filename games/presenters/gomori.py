@@ -31,7 +31,7 @@ def clean_ui(view: dict[str, Any], seat: int | None, raw: dict[str, Any]) -> dic
 
 
 def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str],
-            timing: Timing = NO_TIMING) -> dict[str, Any]:
+            timing: Timing = NO_TIMING, *, own: bool = True) -> dict[str, Any]:
     """A seat's (or a spectator's) Gomori table: the field's rows (made when the board is drawn), the hand with
     its choices, the targets of the chosen card and a king's face-up targets, both sides' counts, and the prompt."""
     legal = view.get("legal") or []
@@ -112,6 +112,8 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         "selected": card(selected) if selected else None,
         "choosing_king": king_at is not None,
         "my_color": colors[seat] if seat is not None else None,
+        # Whose hand it is, in words: "Your", or (a replay of another's seat) the player's name.
+        "hand_owner": "Your" if own or seat is None else f"{sides[seat]['name']}’s",
         "cancel": send_ui({}) if selected else None,
     }
 

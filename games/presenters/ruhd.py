@@ -244,10 +244,12 @@ def _table(view: dict[str, Any], seat: int | None, ui: dict[str, Any]) -> _Table
 
 
 def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str],
-            timing: Timing = NO_TIMING) -> dict[str, Any]:
-    """The board grid, the open hand, the selection's controls, the prompt and the score pad for one viewer."""
+            timing: Timing = NO_TIMING, *, own: bool = True) -> dict[str, Any]:
+    """The board grid, the open hand, the selection's controls, the prompt and the score pad for one viewer (`own`:
+    see games.presenters)."""
+    you = seat if own else None
     t = _table(view, seat, ui)
-    pad, rings = _pad(view, seat, names)
+    pad, rings = _pad(view, you, names)
     rows, columns = _board(t, pad, rings)
     return {
         "hand_label": "The open hand",
@@ -265,7 +267,7 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         "turner": _turner(t),
         "cancel": send_ui({}) if t.acting and t.selected and not (t.covering and len(t.hand) == 1) else None,
         "pad": pad,
-        "turn_text": _turn_text(view, seat, names),
+        "turn_text": _turn_text(view, you, names),
         "prompt": _prompt(t),
         "legend": [{"colour": COLOURS[c], "mark": MARKS[c]} for c in COLOURS],
     }

@@ -601,9 +601,11 @@ def _prompt(view: dict[str, Any], seat: int | None, selection: dict[str, Any], t
 
 
 def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: list[str],
-            timing: Timing = NO_TIMING) -> dict[str, Any]:
+            timing: Timing = NO_TIMING, *, own: bool = True) -> dict[str, Any]:
     """A seat's (or a spectator's) Rummy table: the hand in the chosen order, the packs being built for a lay-down,
-    the table's packs with what may be added, the piles and the turn's buttons, and the prompt."""
+    the table's packs with what may be added, the piles and the turn's buttons, and the prompt (`own`: see
+    games.presenters)."""
+    you = seat if own else None
     legal = view.get("legal") or []
     my_turn = seat is not None and seat in view.get("must_act", [])
     playing = _playing(view, seat)
@@ -629,13 +631,13 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     top = view.get("discard_top")
     minimum = view["options"]["min_first_meld"]
     take_hint = ""
-    if my_turn and view["phase"] == "draw" and top and take is None and not view["laid_down"][seat]:
+    if my_turn and you is not None and view["phase"] == "draw" and top and take is None and not view["laid_down"][seat]:
         take_hint = "You may take from the discard pile once you have laid down."
     freed = []
     last = view.get("last") or {}
     for action in last.get("actions") or []:
         if action["type"] == "add" and action.get("freed"):
-            who = "You" if last.get("seat") == seat else _seat_name(names, last["seat"])
+            who = "You" if last.get("seat") == you else _seat_name(names, last["seat"])
             freed.append(f"{who} took the {card_name(action['freed'])} back from pack {action['pack'] + 1}.")
     actions = last.get("actions") or []
     return {
@@ -646,9 +648,12 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
         "discard": {"top": card(top), "count": view["discard_count"], "send": take, "hint": take_hint},
         "minimum": minimum,
         "minimum_matters": not all(view["laid_down"]),
-        "packs": _packs(view, targets, names, seat),
+        "packs": _packs(view, targets, names, you),
         "over": view.get("over"),
-        "final": _final(view, seat, names),
+        "final": _final(view, you, names),
+        # Whose hand it is: "Your hand", or (a replay of another's seat) the player's, shown without the tools.
+        "hand_title": f"{_seat_name(names, seat)}’s hand" if you is None and seat is not None else "Your hand",
+        "own_hand": you is not None,
         "freed": freed,
         "hand": hand,
         "selection": selection,

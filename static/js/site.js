@@ -161,7 +161,15 @@
     });
   }
 
-  function refresh() { updateTitle(); startCountdowns(); tableCountdowns(); setupRoving(); settle(); cues(); setupToggles(); }
+  // Once the match is over (finished or called off) the sounds and the turn's notification have nothing left to
+  // do: hidden, after the end's own cue has played.
+  function retireToggles() {
+    var status = document.getElementById("status");
+    var tools = document.querySelector(".table-tools");
+    if (tools && status && status.hasAttribute("data-over")) { tools.hidden = true; }
+  }
+
+  function refresh() { updateTitle(); startCountdowns(); tableCountdowns(); setupRoving(); settle(); cues(); setupToggles(); retireToggles(); }
 
   // Keyboard at the table. A hand or a board marked data-roving is one Tab stop: the arrow keys move between
   // its items ([data-key], each with a stable id), Home and End go to its ends. The socket swaps whole

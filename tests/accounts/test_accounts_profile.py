@@ -112,7 +112,7 @@ def test_failed_edit_keeps_the_saved_name_in_the_header(
     )
     assert response.status_code == 200
     header = response.content.decode().split("</header>", 1)[0]
-    assert '<span class="me-name">Ada</span>' in header
+    assert '<span class="me-name" title="Ada">Ada</span>' in header
     user.refresh_from_db()
     assert user.display_name == "Ada"
 

@@ -81,3 +81,28 @@ def signed_in(browser: Any, base_url: str, user: Any, viewport: dict[str, int]) 
     context.set_default_timeout(20_000)
     context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base_url}])
     return context.new_page()
+
+
+def finished(game: str, users: list[Any], *, seed: int = 1, options: dict[str, Any] | None = None) -> Match:
+    """A match between these people played to its end by the reference bots (Columbo in one round), rated: its
+    end shows the final scores and the rating changes."""
+    if game == "columbo":
+        options = {"rounds": 1, **(options or {})}
+    match = create_match(creator=users[0], game=game, players=len(users),
+                         seats=[SeatSpec("open")] * (len(users) - 1), options=options or {}, seed=seed)
+    for user in users[1:]:
+        playing.join(match_id=match.pk, user=user)
+    engine = get_engine(game)
+    bots = __import__(f"games.bots.{game}", fromlist=["BOTS"]).BOTS
+    rng = random.Random(seed)
+    for _ in range(5000):
+        snap = load(match.pk)
+        assert snap is not None
+        state = engine.load(snap.state)
+        if engine.is_over(state):
+            return Match.objects.get(pk=match.pk)
+        seat = (engine.must_act(state) or engine.to_act(state))[0]
+        legal = engine.legal_actions(state, seat)
+        action, _ = bots["reference"](engine.view(state, seat), legal, rng)
+        playing.act(match_id=match.pk, user=users[seat], seat=seat, action=action if action is not None else legal[0])
+    raise AssertionError(f"the {game} match did not end")

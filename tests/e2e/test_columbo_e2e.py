@@ -133,7 +133,7 @@ def test_two_people_play_a_round_with_a_slap_while_a_spectator_watches(browser: 
         for tab in (ana, ben, watcher):
             tab.wait_for_selector("#status .outcome")
             results = tab.locator(".cb-results").inner_text()
-            assert "The last round, 1" in results
+            assert "Round 1 (the last)" in results
             assert re.search(r"48\s*points?|23 points \+ 25 tap penalty", results)
         assert ana.locator("#status .outcome").inner_text() == "You won."
         assert ben.locator("#status .outcome").inner_text() == "Ana won."

@@ -171,6 +171,34 @@ def test_a_whole_rummy_turn_with_the_keyboard(browser: Any, asgi_server: str) ->
         page.context.close()
 
 
+def test_sounds_and_the_notification_are_a_player_s_while_the_match_is_played(browser: Any,
+                                                                             asgi_server: str) -> None:
+    """Offered to a player while the match is played, never to a spectator; once it ends (here resigned by clicks),
+    the end's cue comes and then they go, for nothing is left to cue."""
+    from steps import resign_by_clicks
+
+    users = people(3)
+    match = mid_game("gomori", users[:2], moves=6)
+    page = signed_in(browser, asgi_server, users[0], DESKTOP)
+    watcher = signed_in(browser, asgi_server, users[2], DESKTOP)
+    try:
+        for tab in (page, watcher):
+            tab.goto(match.get_absolute_url())
+            tab.wait_for_selector("html[data-live]", state="attached")
+        assert page.locator("#sound-toggle").is_visible()
+        assert watcher.locator("#sound-toggle, #notify-toggle, .table-tools").count() == 0
+        resign_by_clicks(page)
+        page.wait_for_selector("#status .outcome")
+        page.locator(".table-tools").wait_for(state="hidden")
+        assert page.evaluate("document.documentElement.dataset.lastCue") == "end"
+        page.reload()
+        page.wait_for_selector("#status .outcome")
+        assert page.locator("#sound-toggle, #notify-toggle, .table-tools").count() == 0
+    finally:
+        watcher.context.close()
+        page.context.close()
+
+
 def test_sound_cues_are_off_until_turned_on_and_the_choice_is_kept(browser: Any, asgi_server: str) -> None:
     users = people(2)
     match = mid_game("gomori", users, moves=2)

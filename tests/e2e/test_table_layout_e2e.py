@@ -186,3 +186,134 @@ def test_the_turn_is_on_the_first_screen(browser: Any, asgi_server: str, game: s
         assert not problems, f"{game} at {size['width']}x{size['height']}, {players} players:\n" + "\n".join(problems)
     finally:
         page.context.close()
+
+
+# Long names on a phone at every stage of a match (issue: "Phones, at the end of a match too"): at its start
+# (against a bot, whose short name must not take the person's room), in its middle, at its end and in its replay
+# (every hand at the last move, and one seat's view half-way), at 360 and 390 px wide and on a laptop, with the
+# longest names the site allows on both sides. Nothing is wider than the screen, a name cut short is cut fairly
+# (the person's own never narrower than another's) and whole in a title, and no badge lies on a card.
+SCREENS = {"360": {"width": 360, "height": 800}, "390": PHONE, "desktop": LAPTOP}
+# Every element reaching past the screen's sides, except inside a box that scrolls or clips sideways (that box is
+# measured itself), and every box that scrolls sideways that is not meant to (Ruhd's board and Rummy's packs are
+# strips that do).
+BEYOND = """(strips) => {
+    const out = [];
+    const named = e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + [...e.classList].map(c => "." + c).join("");
+    for (const e of document.querySelectorAll("body *")) {
+        const style = getComputedStyle(e);
+        if (style.display === "none" || style.visibility === "hidden" || style.clip === "rect(0px, 0px, 0px, 0px)") {
+            continue;
+        }
+        const box = e.getBoundingClientRect();
+        if (!box.width || !box.height) continue;
+        let inside = false;
+        for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+            if (getComputedStyle(a).overflowX !== "visible") { inside = true; break; }
+        }
+        if (!inside && (box.right > innerWidth + 0.5 || box.left < -0.5)) {
+            out.push(`${named(e)} spans x ${Math.round(box.left)}-${Math.round(box.right)}`);
+        }
+        if (["auto", "scroll"].includes(style.overflowX) && e.scrollWidth > e.clientWidth + 1 && !e.matches(strips)) {
+            out.push(`${named(e)} scrolls sideways (${e.scrollWidth} px in ${e.clientWidth})`);
+        }
+    }
+    return out.slice(0, 8);
+}"""
+# Every text cut short with an ellipsis, and whether its title (its own or an ancestor's) holds it whole.
+CUT = """() => [...document.querySelectorAll("body *")].filter(e => {
+    const style = getComputedStyle(e);
+    return style.textOverflow === "ellipsis" && e.scrollWidth > e.clientWidth + 1 && style.display !== "none"
+        && style.clip !== "rect(0px, 0px, 0px, 0px)" && e.getBoundingClientRect().width > 1;
+}).map(e => {
+    const text = e.textContent.trim().replace(/\\s+/g, " ");
+    const titled = e.closest("[title]");
+    return {what: e.tagName.toLowerCase() + [...e.classList].map(c => "." + c).join(""), text: text.slice(0, 30),
+            whole: !!titled && titled.getAttribute("title").replace(/\\s+/g, " ").includes(text)};
+})"""
+# The players' names on their chips: each one's shown width and whole width, the person's own marked.
+CHIPS = """() => [...document.querySelectorAll("#players .player-name")].map(e => ({
+    mine: !!e.closest(".player.me"), shown: e.clientWidth, whole: e.scrollWidth,
+    title: e.getAttribute("title") || "", text: e.textContent.trim()}))"""
+# A badge lying on a card (Rummy's "not laid down yet" over the other side's card backs).
+ON_CARDS = """() => {
+    const boxes = sel => [...document.querySelectorAll(sel)].map(e => [e, e.getBoundingClientRect()])
+        .filter(([e, b]) => b.width && b.height);
+    const out = [];
+    for (const [badge, b] of boxes(".table-area :is(.badge, .rm-badge, .cb-badge)")) {
+        for (const [card, c] of boxes(".table-area .card")) {
+            const w = Math.min(b.right, c.right) - Math.max(b.left, c.left);
+            const h = Math.min(b.bottom, c.bottom) - Math.max(b.top, c.top);
+            if (w > 1 && h > 1 && !badge.contains(card) && !card.contains(badge)) {
+                out.push(`"${badge.textContent.trim()}" lies on a card (${Math.round(w)}x${Math.round(h)} px)`);
+            }
+        }
+    }
+    return out.slice(0, 4);
+}"""
+
+
+def layout_problems(page: Any, where: str) -> list[str]:
+    """What is wrong with the page as it is shown now (see BEYOND, CUT, CHIPS and ON_CARDS)."""
+    problems: list[str] = []
+    width = page.evaluate("document.documentElement.scrollWidth")
+    inner = page.evaluate("innerWidth")
+    if width > inner:
+        problems.append(f"{where}: the page is {width} px wide on a {inner} px screen")
+    problems += [f"{where}: {line}" for line in page.evaluate(BEYOND, ".ruhd-scroll, .rm-packs")]
+    problems += [f"{where}: {c['what']} ({c['text']!r}) is cut short without its whole text in a title"
+                 for c in page.evaluate(CUT) if not c["whole"]]
+    chips = page.evaluate(CHIPS)
+    problems += [f"{where}: the chip of {c['text'][:12]!r} has no title with the whole name"
+                 for c in chips if c["title"] != c["text"]]
+    for mine in (c for c in chips if c["mine"]):
+        for other in (c for c in chips if not c["mine"]):
+            if mine["shown"] + 1 < min(mine["whole"], other["shown"]):
+                problems.append(f"{where}: the person's own name is shown {mine['shown']} px wide (of "
+                                f"{mine['whole']}), the other's {other['shown']} px")
+    problems += [f"{where}: {line}" for line in page.evaluate(ON_CARDS)]
+    return problems
+
+
+def bot_match(game: str, user: Any) -> Any:
+    """A match of this person against the game's weakest bot, just dealt."""
+    from games.catalog import GAMES
+    from games.play.create import SeatSpec, create_match
+
+    options = {"rounds": 1} if game == "columbo" else {}
+    return create_match(creator=user, game=game, players=2, seats=[SeatSpec("bot", GAMES[game].levels[0])],
+                        options=options, seed=3)
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+@pytest.mark.parametrize("game", ["gomori", "columbo", "ruhd", "rummy"])
+def test_long_names_fit_the_screen_at_every_stage(browser: Any, asgi_server: str, game: str, screen: str) -> None:
+    from tables import finished
+
+    size = SCREENS[screen]
+    users = long_named_people(2)
+    stages: list[tuple[str, str]] = []
+    if screen != "desktop":  # the start and the middle on a laptop: test_the_turn_is_on_the_first_screen
+        stages.append(("start", bot_match(game, users[0]).get_absolute_url()))
+        stages.append(("mid", mid_game(game, users, **SETUP[game]).get_absolute_url()))
+    ended = finished(game, users)
+    from games.models import Move
+
+    total = Move.objects.filter(match=ended).count()
+    stages += [("end", ended.get_absolute_url()), ("replay", f"/m/{ended.pk}/replay/"),
+               ("replay-seat", f"/m/{ended.pk}/replay/?move={total // 2}&seat=1")]
+    page = signed_in(browser, asgi_server, users[0], size)
+    shots = os.environ.get("SHOTS")
+    problems: list[str] = []
+    try:
+        for stage, url in stages:
+            page.goto(url)
+            if not stage.startswith("replay"):
+                page.wait_for_selector("html[data-live]", state="attached")  # the socket has drawn the table again
+            page.wait_for_timeout(400)
+            if shots:
+                page.screenshot(path=f"{shots}/names-{game}-{stage}-{screen}.png", full_page=True)
+            problems += layout_problems(page, stage)
+        assert not problems, f"{game} at {size['width']}x{size['height']}:\n" + "\n".join(problems)
+    finally:
+        page.context.close()

@@ -180,3 +180,55 @@ def test_the_replay_of_a_match_in_progress_never_shows_a_hidden_card(game: str, 
     assert checked > 0, "the test saw hidden cards to look for"
     # And no export while it is being played: the seed alone would reveal every card.
     assert client_for(alice).get(f"/m/{match.pk}/export.json").status_code == 404
+
+
+# ---------------------------------------------------------------------------------------------
+# The replay's words: "you" only for the viewer's own seat, sentences joined as sentences
+
+
+YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
+
+
+def replay_words(client: Any, match: Match, number: int, seat: str) -> str:
+    """The replay's own part of the page at that step and perspective (no site header, no analysis section)."""
+    response = client.get(f"/m/{match.pk}/replay/", {"move": number, "seat": seat}, headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    return response.content.decode().split('<section id="analysis"')[0]
+
+
+@pytest.mark.parametrize("game", SLUGS)
+def test_a_replay_seen_from_another_s_seat_names_its_player_instead_of_you(game: str, alice: Any, bob: Any,
+                                                                          carol: Any) -> None:
+    match, _ = played(game, [alice, bob], seed=909)
+    seen_you = False
+    for number in range(match.move_count + 1):
+        # Carol, who did not play, and Alice looking at Bob's seat: Bob is named, nobody is "you".
+        for client in (client_for(carol), client_for(alice)):
+            words = replay_words(client, match, number, "1")
+            assert not YOU.search(words), (number, YOU.search(words), words[max(0, YOU.search(words).start() - 300):]
+                                           [:400] if YOU.search(words) else "")
+        # Alice's own seat is hers: "you" there (the log says what she did in her own words).
+        seen_you = seen_you or bool(YOU.search(replay_words(client_for(alice), match, number, "0")))
+    assert seen_you
+
+
+def test_a_replay_step_of_several_entries_reads_as_sentences(alice: Any, bob: Any) -> None:
+    match, _ = played("columbo", [alice, bob], seed=303)  # its last move ends the round and the match
+    response = client_for(alice).get(f"/m/{match.pk}/replay/")
+    status = response.content.decode().split('class="status replay-status"')[1].split("</section>")[0]
+    assert "Round 1 is over" in status and "The match is over" in status
+    assert ".;" not in status and ". Round 1 is over" in status, status
+    assert "Round 1 (the last)" in response.content.decode()
+
+
+def test_sentences_end_each_entry_with_its_full_stop_and_join_them_with_a_space() -> None:
+    from django.utils.safestring import mark_safe
+
+    from games.play.wording import sentences
+
+    assert sentences([mark_safe("<strong>Ana</strong> turned it face-down."), mark_safe("The deck is empty"),
+                      mark_safe("<strong>you</strong> win!")]) == (
+        "<strong>Ana</strong> turned it face-down. The deck is empty. <strong>you</strong> win!")
+    once = sentences([mark_safe("Ana played the 4♥ <strong>again</strong>")])
+    assert once == "Ana played the 4♥ <strong>again</strong>."
+    assert sentences([]) == ""

@@ -226,7 +226,7 @@ async def test_three_players_and_a_spectator_play_a_whole_game(
     assert match.result["scores"] == state.totals
     for html in updates.values():
         board = section(html, "board")
-        assert "The last round, 2" in board
+        assert "Round 2 (the last)" in board
         for hand in state.hands:  # every hand is open at the end
             for code in hand:
                 if code is not None:
