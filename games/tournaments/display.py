@@ -320,7 +320,9 @@ def mine(tournament: Tournament, user: Viewer, *, now: datetime | None = None) -
         if held is not None:
             elsewhere = held.where
     invite = None
-    if tournament.is_private and (entrant is not None or is_creator):
+    # A link to share only while a friend could still enter by it (before the start, or into an arena still open).
+    open_to_friends = tournament.status == Tournament.Status.UPCOMING or arena_open
+    if tournament.is_private and open_to_friends and (entrant is not None or is_creator):
         invite = f"{tournament.get_absolute_url()}?code={tournament.invite_code}"
     return Mine(
         signed_in=True, entered=entrant is not None, paused=bool(entrant and entrant.paused),

@@ -102,6 +102,8 @@ def test_a_private_tournament_is_hidden_from_strangers_and_joined_with_its_code(
     assert club.status == Tournament.Status.RUNNING and club.round == 1
     body = text(client_for(ben).get(url))
     assert "Round 1 of 3" in body and "Your match: play it" in body
+    # A Swiss takes nobody once it runs, so the link to share is gone (it stayed on finished ones too).
+    assert "Invite your friends" not in body and "Invite your friends" not in text(client_for(ann).get(url))
 
 
 def test_creating_a_private_tournament_from_the_form() -> None:
@@ -231,3 +233,17 @@ def test_a_tournament_match_page_links_back_to_its_tournament() -> None:
     assert match is not None
     body = text(client_for(ann).get(match.get_absolute_url()))
     assert f'href="/tournaments/{arena.pk}/">Linked arena</a>' in body
+
+
+def test_a_private_arena_offers_its_invite_link_while_a_friend_could_still_enter_by_it() -> None:
+    ann = make_user("ann")
+    club = services.create_tournament(creator=ann, kind="arena", game="gomori", clock_key="3+2", minutes=30,
+                                      starts_at=timezone.now() + timedelta(minutes=10), is_private=True)
+    url = club.get_absolute_url()
+    assert f"?code={club.invite_code}" in text(client_for(ann).get(url))  # upcoming
+    Tournament.objects.filter(pk=club.pk).update(status=Tournament.Status.RUNNING, started_at=timezone.now())
+    assert "Invite your friends" in text(client_for(ann).get(url))  # an arena still takes entrants
+    Tournament.objects.filter(pk=club.pk).update(started_at=timezone.now() - timedelta(minutes=31))
+    assert "Invite your friends" not in text(client_for(ann).get(url))  # its time is up: nobody enters now
+    Tournament.objects.filter(pk=club.pk).update(status=Tournament.Status.FINISHED)
+    assert "Invite your friends" not in text(client_for(ann).get(url))
