@@ -17,7 +17,7 @@ from ..notify.mail.views import mail_context
 from ..notify.queries import waiting_for
 from ..pool.pools import KEYED_CLOCKS
 from ..ratings.profile import profile_stats
-from ..tournaments.display import tournaments_of
+from ..tournaments.lists import tournaments_of
 
 register = template.Library()
 

@@ -18,7 +18,7 @@ from accounts.models import Viewer
 
 from ..models import Tournament
 from ..shared_draw import SharedDraw
-from . import display
+from . import display, lists
 
 PAGE = "games/tournaments/page.html"
 PUBLIC_PARTS = ("head", "standings", "playing", "podium")
@@ -68,8 +68,8 @@ REDRAWS: SharedDraw[int, str] = SharedDraw(public_html, delay=COALESCE_SECONDS)
 
 def lobby_html(user: Viewer, csrf_token: str) -> str:
     """The lobby's tournaments (#lobby-tournaments): running, then upcoming; the page and its socket draw it."""
-    lists = display.tournament_lists(user, finished=False)
+    found = lists.tournament_lists(user, finished=False)
     return render_to_string("games/tournaments/_lobby.html", {
-        "rows": [*lists["running"], *lists["upcoming"]][:10], "csrf_token": csrf_token,
+        "rows": [*found["running"], *found["upcoming"]][:10], "csrf_token": csrf_token,
         "signed_in": user.is_authenticated,
     })

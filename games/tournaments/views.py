@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from ..play.snapshot import ServiceError
 from ..web import SignedInRequest
-from . import display, live, queries, services
+from . import lists, live, queries, services
 from .forms import NewTournamentForm
 
 
@@ -29,7 +29,7 @@ def _code(request: HttpRequest) -> str:
 @require_GET
 def tournament_list(request: HttpRequest) -> HttpResponse:
     """Upcoming, running and finished tournaments: the public ones, and the private ones the person is in."""
-    return render(request, "games/tournaments/list.html", {"lists": display.tournament_lists(request.user)})
+    return render(request, "games/tournaments/list.html", {"lists": lists.tournament_lists(request.user)})
 
 
 @require_GET
