@@ -2,8 +2,9 @@
 the fault itself real: a process killed between a change's commit and its announcement (GAMES_TEST_CRASH), a Redis
 of the test's own stopped and started under two processes, a page that leaves while its socket opens.
 
-PostgreSQL restarted under the site and SQLite held by another writer are in test_faults_databases.py; the bots
-and programs riding through a kill in test_faults_bots.py.
+PostgreSQL restarted under the site and SQLite held by another writer are in test_faults_databases.py; a site bot
+played on by the other process is below, a Bot API stream and the bridge riding through a kill in
+tests/games/api/test_api_faults.py.
 """
 
 from __future__ import annotations
