@@ -96,3 +96,33 @@ def test_a_display_name_typed_is_suggested_and_picking_it_filters_the_history(br
         assert "it moves fast over the first games, until the site knows your level" in (note.text_content() or "")
         shoot(own, f"profile-provisional-{label}")
         own.context.close()
+
+
+@pytest.mark.parametrize("label,size", [("desktop", DESKTOP), ("phone", PHONE)])
+def test_a_bot_s_profile_shows_the_rating_the_lobby_offers_it_at(browser: Any, asgi_server: str, label: str,
+                                                                  size: dict[str, int]) -> None:
+    """The lobby's seat choice says "Shark (N)"; the bot's own profile shows that N as its rating."""
+    from games.models import PlayerStats
+    from games.play.bot_accounts import bot_user, ensure_bot_accounts
+
+    ensure_bot_accounts()
+    # Its games as an older level measurement left them: the rating shown is its level's, not this row's.
+    PlayerStats.objects.create(user=bot_user("ruhd", "search"), game="ruhd", played=3, won=2, lost=1, rating=1500.0,
+                               deviation=50.0)
+    tab = signed_in(browser, asgi_server, person("ada", "Ada"), size)
+    try:
+        problems = page_problems(tab)
+        tab.goto("/play/")
+        offered = tab.locator("#create-ruhd option[value='bot:search']").first.text_content() or ""
+        number = re.search(r"\((\d+)\)", offered)
+        assert number, offered
+        tab.goto("/u/bot-ruhd-search/")
+        rating = tab.locator(".stats-rating strong").first
+        rating.wait_for()
+        assert rating.text_content() == number[1] and rating.is_visible()
+        shoot(tab, f"bot-profile-{label}")
+        if label == "phone":
+            assert tab.evaluate("document.documentElement.scrollWidth") <= size["width"]
+        assert problems == []
+    finally:
+        tab.context.close()

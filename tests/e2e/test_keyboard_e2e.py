@@ -171,16 +171,17 @@ def test_a_whole_rummy_turn_with_the_keyboard(browser: Any, asgi_server: str) ->
         page.context.close()
 
 
-def test_sounds_and_the_notification_are_a_player_s_while_the_match_is_played(browser: Any,
-                                                                             asgi_server: str) -> None:
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_sounds_and_the_notification_are_a_player_s_while_the_match_is_played(browser: Any, asgi_server: str,
+                                                                             size: dict[str, int]) -> None:
     """Offered to a player while the match is played, never to a spectator; once it ends (here resigned by clicks),
     the end's cue comes and then they go, for nothing is left to cue."""
     from steps import resign_by_clicks
 
     users = people(3)
     match = mid_game("gomori", users[:2], moves=6)
-    page = signed_in(browser, asgi_server, users[0], DESKTOP)
-    watcher = signed_in(browser, asgi_server, users[2], DESKTOP)
+    page = signed_in(browser, asgi_server, users[0], size)
+    watcher = signed_in(browser, asgi_server, users[2], size)
     try:
         for tab in (page, watcher):
             tab.goto(match.get_absolute_url())
