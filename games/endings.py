@@ -13,6 +13,15 @@ the start is refused (games.boards, the one gate); a correspondence match's firs
 commit (games.notify.mail).
 Once the end is shown, in the match's own change that follows it (after a crash, the runner's sweep):
 - the statistics and ratings count it, once (games.ratings.stats); the rating changes join its result box.
+And with an annulment (an administrator annuls a finished match's result, games.moderation), inside the
+transaction that writes it, each undoing what it did with the end:
+- the history lists it no more (games.history.listing; its page stays, marked);
+- the statistics and ratings of its game are recomputed as if it had never counted, the later result boxes with
+  them (games.ratings.rebuild);
+- a tournament it was played in counts its standings again without it, its pages told after the commit
+  (games.tournaments.record).
+Nothing else listens: its players' boards were released and its analysis queued with the end, and it is mailed to
+nobody; its live pages are told as of any change (games.play.news).
 And after the commit of any change: a correspondence match's new turn is queued for email (games.notify.mail).
 """
 
@@ -22,7 +31,7 @@ from . import boards
 from .history import listing
 from .notify.mail import queue as mail
 from .play import events
-from .ratings import stats
+from .ratings import rebuild, stats
 from .review import jobs
 from .tournaments import record
 
@@ -31,4 +40,5 @@ def connect() -> None:
     """Called once at start-up (games.apps)."""
     events.subscribe(with_start=[boards.on_start, mail.on_start],
                      with_end=[boards.release, listing.on_end, record.on_end, jobs.on_end],
-                     recorded=[stats.on_recorded], committed=[mail.on_committed])
+                     recorded=[stats.on_recorded], committed=[mail.on_committed],
+                     annulled=[listing.on_annulled, rebuild.on_annulled, record.on_annulled])

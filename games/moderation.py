@@ -2,8 +2,10 @@
 
 Every change of a match goes through games.play.sync.run_change with a decide function here, like a player's
 own changes: it is written only if the match is still at the version it was decided on, and the live
-pages are told (games.play.news.publish). The admin (games/admin/, accounts/admin.py) calls these and logs
-who did what; these functions only change the match and the figures.
+pages are told (games.play.news.publish). An abort closes the match as any abort does (games.play.finish.closed)
+and is heard as any end; an annulment is an event of its own, whose listeners games/endings.py names beside the
+end's: this module decides and announces, and knows none of them. The admin (games/admin/, accounts/admin.py)
+calls these and logs who did what; these functions only change the match and the figures.
 """
 
 from __future__ import annotations
@@ -19,13 +21,11 @@ from django.utils import timezone
 from accounts.models import User
 
 from . import departures
-from .models import FinishedMatch
+from .play.finish import closed
 from .play.snapshot import Change, ServiceError, Snapshot, State, Status
 from .play.sync import run_change
-from .ratings import rebuild
 from .results import Termination
 from .signals import check_sessions
-from .tournaments import services as tournament_services
 
 
 def decide_admin_abort(snap: Snapshot, state: State) -> Change:
@@ -33,14 +33,8 @@ def decide_admin_abort(snap: Snapshot, state: State) -> Change:
     statistics (only finished matches are), whatever was played so far."""
     if snap.status not in (Status.WAITING, Status.ACTIVE):
         raise ServiceError("Only a match waiting for players or in progress can be aborted; annul a finished one.")
-    after = replace(
-        snap, version=snap.version + 1, status=Status.ABORTED, finished_at=timezone.now(), bot_due_at=None,
-        clock_due_at=None,
-        # "by": None is how the pages name an administrator (games.play.wording.describe_result).
-        result={"reason": Termination.ABORTED, "by": None, "moderated": True, "scores": [], "winners": [],
-                "draw": False},
-    )
-    return Change(snap, after)
+    # "by": None is how the pages name an administrator (games.play.wording.describe_result).
+    return Change(snap, closed(snap, reason=Termination.ABORTED, by=None, moderated=True))
 
 
 def decide_annul(snap: Snapshot, state: State) -> Change:
@@ -58,16 +52,11 @@ def abort_match(match_id: int) -> Snapshot:
 
 
 def annul_result(match_id: int) -> Snapshot:
-    """Annul a finished match's result: it leaves the history lists, and the game's results, statistics and
-    ratings are recomputed as if it had never counted (and a tournament's standings, if it was played in one)."""
+    """Annul a finished match's result. The annulment is an event (games.play.events), heard with its write by
+    whoever games/endings.py names: the match leaves the history lists, its game's statistics and ratings are
+    recomputed as if it had never counted (and a tournament's standings, if it was played in one)."""
     with transaction.atomic():
-        snap = run_change(match_id, decide_annul)
-        FinishedMatch.objects.filter(match_id=match_id).delete()
-        assert snap.finished_at is not None
-        rebuild.recompute_game(snap.game, since=(snap.finished_at, snap.id))
-        for tournament_id in tournament_services.tournaments_of_match([match_id]):
-            tournament_services.rebuild(tournament_id)
-    return snap
+        return run_change(match_id, decide_annul)
 
 
 def sign_out_everywhere(user: User) -> int:

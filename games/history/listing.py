@@ -1,6 +1,6 @@
 """The site-wide history's listing of a finished match (FinishedMatch): written with the end, in the transaction
-that writes it (games.play.events), so the history lists a match as soon as its end is shown; rebuilt from the
-records by manage.py rebuild_stats."""
+that writes it (games.play.events), so the history lists a match as soon as its end is shown; taken off with an
+annulment, in its transaction; rebuilt from the records by manage.py rebuild_stats."""
 
 from __future__ import annotations
 
@@ -18,6 +18,11 @@ def on_end(snap: Snapshot) -> None:
     FinishedMatch(match_id=snap.id, game=snap.game, finished_at=snap.finished_at, is_public=snap.is_public,
                   with_bots=any(seat.player is not None and seat.player.is_bot for seat in snap.seats),
                   ).save(force_insert=True)
+
+
+def on_annulled(snap: Snapshot) -> None:
+    """An annulled result is in no history list (its page stays, marked)."""
+    FinishedMatch.objects.filter(match_id=snap.id).delete()
 
 
 def rebuild_listings(*, batch_size: int = 1000) -> int:

@@ -21,7 +21,7 @@ from .bot_accounts import bot_user
 from .decide import decide_stats
 from .finish import end_with_loser, finish
 from .news import publish
-from .snapshot import Change, ServiceError, Status
+from .snapshot import Change, ServiceError, Snapshot, State, Status
 from .store import deal, load, write
 from .sync import run_change
 
@@ -165,13 +165,19 @@ def store_imported(imported: Imported) -> Match:
     return Match.objects.get(pk=match.pk)
 
 
-def set_public(*, match_id: int, is_public: bool) -> None:
-    """An administrator makes a match public or private; the history's copies of the flag follow.
+def decide_public(snap: Snapshot, state: State, *, is_public: bool) -> Change | None:
+    """The privacy switch as a change of its own: a new version, so that a live copy of the match (who may watch
+    it, who may sit without the link) learns of it as of any change; nothing to do when it is so already."""
+    if snap.is_public == is_public:
+        return None
+    return Change(snap, replace(snap, version=snap.version + 1, is_public=is_public))
 
-    Only the flag is written: a whole-row save would write back a state read before the latest move."""
+
+def set_public(*, match_id: int, is_public: bool) -> None:
+    """An administrator makes a match public or private, through the version fence (a change decided on the
+    match as it is, announced to its live pages); the history's copies of the flag follow, in the same
+    transaction."""
     with transaction.atomic():
-        Match.objects.filter(pk=match_id).update(is_public=is_public)
+        run_change(match_id, decide_public, is_public=is_public)
         FinishedMatch.objects.filter(match_id=match_id).update(is_public=is_public)
         PlayerResult.objects.filter(match_id=match_id).update(is_public=is_public)
-
-

@@ -9,6 +9,10 @@ A match ends at two moments, and each subscriber is declared at one of them, in 
   and must be counted exactly once: the statistics and ratings. What a recorder returns joins the match's
   result (the rating changes the result box shows).
 
+A finished match's result may later be annulled by an administrator (`annulled`): inside the transaction that
+writes the annulment, its listeners undo what the end's did: the history's listing, the statistics and ratings
+(recomputed as if it never counted), the tournament's standings. Declared beside the end's, in the same place.
+
 And every change, once committed (`committed`): for what must neither sit in a move's transaction nor slow it,
 and may be lost in a crash between the commit and it (the notifications by email). A subscriber is called with
 each batch the group commit wrote, real-time matches' included: it must cost next to nothing for a change it has
@@ -36,14 +40,16 @@ _with_start: tuple[WithEnd, ...] = ()
 _with_end: tuple[WithEnd, ...] = ()
 _recorders: tuple[Recorder, ...] = ()
 _committed: tuple[AfterCommit, ...] = ()
+_annulled: tuple[WithEnd, ...] = ()
 
 
 def subscribe(*, with_start: Sequence[WithEnd] = (), with_end: Sequence[WithEnd],
-              recorded: Sequence[Recorder], committed: Sequence[AfterCommit] = ()) -> None:
-    """Who hears a match's start and end, and when (games/endings.py calls this once, at start-up)."""
-    global _with_start, _with_end, _recorders, _committed
+              recorded: Sequence[Recorder], committed: Sequence[AfterCommit] = (),
+              annulled: Sequence[WithEnd]) -> None:
+    """Who hears a match's start, end and annulment, and when (games/endings.py calls this once, at start-up)."""
+    global _with_start, _with_end, _recorders, _committed, _annulled
     _with_start, _with_end, _recorders = tuple(with_start), tuple(with_end), tuple(recorded)
-    _committed = tuple(committed)
+    _committed, _annulled = tuple(committed), tuple(annulled)
 
 
 def started(snap: Snapshot) -> None:
@@ -56,6 +62,13 @@ def started(snap: Snapshot) -> None:
 def ended(snap: Snapshot) -> None:
     """The match ended (FINISHED or ABORTED), in the transaction that writes the end."""
     for subscriber in _with_end:
+        subscriber(snap)
+
+
+def annulled(snap: Snapshot) -> None:
+    """A finished match's result was annulled (result["annulled"]), in the transaction that writes it: it stops
+    counting wherever its end made it count."""
+    for subscriber in _annulled:
         subscriber(snap)
 
 

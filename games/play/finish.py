@@ -88,12 +88,15 @@ def end_with_loser(snap: Snapshot, loser: int, *, reason: Termination, state: St
 
 
 def closed(snap: Snapshot, *, reason: Termination, by: int | None, why: str = "", absent: int | None = None,
-           ) -> Snapshot:
-    """The match ends now counting for nothing (cancelled before the start, aborted before everyone moved); `by`
-    is the seat that called it off (None: an administrator, or the server when `why` says why: seat `absent`
-    never moved and was away ("away") or ran out of time ("time"), lichess's rule)."""
+           moderated: bool = False) -> Snapshot:
+    """The match ends now counting for nothing (cancelled before the start, aborted before everyone moved, aborted
+    by an administrator: `moderated`, which the result records); `by` is the seat that called it off (None: an
+    administrator, or the server when `why` says why: seat `absent` never moved and was away ("away") or ran out of
+    time ("time"), lichess's rule)."""
     result: dict[str, Any] = {"reason": reason, "by": by, "scores": [], "winners": [], "draw": False}
     if why:
         result.update(why=why, absent=absent)
+    if moderated:
+        result["moderated"] = True
     return replace(snap, version=snap.version + 1, status=Status.ABORTED, finished_at=timezone.now(),
                    bot_due_at=None, clock_due_at=None, result=result)

@@ -66,10 +66,11 @@ def stored_versions(match_ids: list[int]) -> dict[int, int]:
     return dict(Match.objects.filter(pk__in=match_ids).order_by().values_list("pk", "version"))
 
 
-# The match columns a change may write (everything else is fixed at creation).
+# The match columns a change may write (everything else is fixed at creation). is_public is the administrator's
+# privacy switch (games.play.create.set_public), a change like any other so that the live copies learn of it.
 ROW_FIELDS = ("status", "version", "move_count", "state", "started_at", "finished_at", "turn_started_at", "bot_due_at",
               "result", "rematch_votes", "rematch_id", "rematch_declined", "handovers", "clock_left", "clock_due_at",
-              "stats_due")
+              "stats_due", "is_public")
 
 
 def commit(changes: list[Change]) -> None:
@@ -193,10 +194,24 @@ def write(change: Change, now: datetime) -> bool:
         events.started(change.after)
     if change.before.status not in _ENDED and change.after.status in _ENDED:
         events.ended(change.after)
+    if _annulled(change.after) and not _annulled(change.before):
+        events.annulled(change.after)
     return True
 
 
 _ENDED = frozenset({Status.FINISHED, Status.ABORTED})
+
+
+def _annulled(snap: Snapshot) -> bool:
+    return bool((snap.result or {}).get("annulled"))
+
+
+def fenced_update(match_id: int, version: int, **values: Any) -> bool:
+    """Write these columns of a match that no decider changes (a result box a rebuild of the ratings rewrites)
+    behind the same fence as a change: only if the match is still at `version`, and moving it to the next, so that
+    a live copy reloads and a change decided on the old version is refused. False when another change came first:
+    the caller reads the match again and lays its columns on what that change wrote, never over it."""
+    return bool(Match.objects.filter(pk=match_id, version=version).update(**values, version=version + 1))
 
 
 class _FenceFailed(Exception):

@@ -3,8 +3,9 @@ counted with (games.ratings.stats.apply_match), match by match in the order they
 exactly what the incremental updates gave.
 
 `rebuild_all()` recomputes everything (manage.py rebuild_stats); `recompute_game(game, since=...)` one game, after
-a result was annulled (games.moderation): an annulled match (result["annulled"]) counts for nothing, here and in a
-rebuild. Both rewrite the rating changes a later match's result box shows where they changed.
+a result was annulled (on_annulled, heard as games/endings.py says): an annulled match (result["annulled"]) counts
+for nothing, here and in a rebuild. Both rewrite the rating changes a later match's result box shows where they
+changed, behind each match's version fence.
 """
 
 from __future__ import annotations
@@ -13,31 +14,48 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, Prefetch, Q, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
 from ..catalog import GAMES
 from ..models import Match, Move, PlayerResult, PlayerStats, Seat
+from ..play.snapshot import Snapshot
+from ..play.store import fenced_update
 from .facts import MatchFacts
 from .stats import STATS_FIELDS, apply_match, match_facts, new_stats, rating_changes
 
+# A result box to rewrite: the match's version and result as read, and the rating changes it is to say.
+Box = tuple[int, dict[str, Any] | None, list[dict[str, Any]]]
 
-def _box(match: Match, changes: list[dict[str, Any]]) -> dict[str, Any] | None:
+# How often a box is laid again on a match another change wrote meanwhile before the rebuild gives up (a finished
+# match changes rarely: a rematch vote, an annulment).
+ATTEMPTS = 20
+
+
+def _box(result: dict[str, Any] | None, changes: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The match's result with these rating changes, or None when it already says them (a result box stays true
-    after an earlier match stopped counting: games.moderation's annulment, rebuild_stats)."""
-    result = dict(match.result or {})
-    if (result.get("ratings") or []) == changes:
+    after an earlier match stopped counting: an annulment, rebuild_stats)."""
+    boxed = dict(result or {})
+    if (boxed.get("ratings") or []) == changes:
         return None
     if changes:
-        result["ratings"] = changes
+        boxed["ratings"] = changes
     else:
-        result.pop("ratings", None)
-    return result
+        boxed.pop("ratings", None)
+    return boxed
 
 
-def _write_boxes(boxes: dict[int, dict[str, Any]]) -> None:
-    # A new version: a live copy of a finished match reloads its result.
-    for match_id, result in boxes.items():
-        Match.objects.filter(pk=match_id).update(result=result, version=F("version") + 1)
+def _write_boxes(boxes: dict[int, Box]) -> None:
+    """Each box behind its match's version fence (games.play.store.fenced_update): a new version, so that a live
+    copy of a finished match reloads its result; when another change of the match came first, the box is laid on
+    the result that change wrote (never written back over it)."""
+    for match_id, (version, result, changes) in boxes.items():
+        for _ in range(ATTEMPTS):
+            boxed = _box(result, changes)
+            if boxed is None or fenced_update(match_id, version, result=boxed):
+                break
+            version, result = Match.objects.filter(pk=match_id).values_list("version", "result").get()
+        else:
+            raise RuntimeError(f"match {match_id} kept changing: its result box could not be written")
 
 
 def counted_matches() -> QuerySet[Match]:
@@ -79,7 +97,7 @@ def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
         # rating changes counted now where they differ from those it shows (its own statistics step never ran, or
         # an earlier match stopped counting).
         Match.objects.filter(stats_due=True).update(stats_due=False)
-        boxes: dict[int, dict[str, Any]] = {}
+        boxes: dict[int, Box] = {}
         PlayerResult.objects.all().delete()
         PlayerStats.objects.all().delete()
         pending: list[PlayerResult] = []
@@ -89,9 +107,9 @@ def rebuild_all(*, batch_size: int = 1000) -> tuple[int, int]:
             if seats:
                 results = apply_match(_facts_of(match), stats.setdefault(match.game, {}))
                 pending.extend(results)
-                box = _box(match, rating_changes(results, stats[match.game]))
-                if box is not None:
-                    boxes[match.pk] = box
+                changes = rating_changes(results, stats[match.game])
+                if _box(match.result, changes) is not None:
+                    boxes[match.pk] = (match.version, match.result, changes)
             if len(pending) >= batch_size:
                 PlayerResult.objects.bulk_create(pending, batch_size=batch_size)
                 pending = []
@@ -118,7 +136,7 @@ def recompute_game(game: str, *, since: tuple[datetime, int] | None = None, batc
         current = {row.user_id: row for row in locked.order_by("user_id")}
         stats: dict[int, PlayerStats] = {}
         pending: list[PlayerResult] = []
-        boxes: dict[int, dict[str, Any]] = {}
+        boxes: dict[int, Box] = {}
         # A match whose statistics are still due adds itself later, on top (record_finished), as one finishing now.
         counted = counted_matches().filter(game=game, stats_due=False)
         for match in _with_seats_and_moves(counted).iterator(chunk_size=batch_size):
@@ -128,9 +146,9 @@ def recompute_game(game: str, *, since: tuple[datetime, int] | None = None, batc
             if since is None or (match.finished_at, match.pk) >= since:
                 pending.extend(results)
                 # The later result boxes say what the match did to the ratings, counted without the annulled one.
-                box = _box(match, rating_changes(results, stats))
-                if box is not None:
-                    boxes[match.pk] = box
+                changes = rating_changes(results, stats)
+                if _box(match.result, changes) is not None:
+                    boxes[match.pk] = (match.version, match.result, changes)
         stale = PlayerResult.objects.filter(game=game)
         if since is not None:
             stale = stale.filter(Q(finished_at__gt=since[0]) | Q(finished_at=since[0], match_id__gte=since[1]))
@@ -148,3 +166,10 @@ def recompute_game(game: str, *, since: tuple[datetime, int] | None = None, batc
         PlayerStats.objects.bulk_create(stats.values(), batch_size=batch_size)
         _write_boxes(boxes)
         return changed + len(stats)
+
+
+def on_annulled(snap: Snapshot) -> None:
+    """A finished match's result was annulled (games.play.events, in the annulment's transaction): its game's
+    figures are recomputed as if it had never counted, from the match it was on."""
+    assert snap.finished_at is not None  # only a finished match's result is annulled
+    recompute_game(snap.game, since=(snap.finished_at, snap.id))
