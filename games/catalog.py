@@ -1,15 +1,16 @@
-"""The games the site offers: one kit per game (games/kits/), registered here and nowhere else."""
+"""The games the site offers, by slug: one kit per game (games/kits/, listed in games/kits/registry.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .engines import SLUGS
-from .kits import ActionContext, Kit, OptionSpec, columbo, gomori, ruhd, rummy
+from .kits import ActionContext, Kit, OptionSpec
+from .kits.registry import KITS
 
 __all__ = ["GAMES", "ActionContext", "Kit", "OptionSpec", "clean_options", "kit"]
 
-GAMES: dict[str, Kit] = {k.slug: k for k in (gomori.KIT, columbo.KIT, ruhd.KIT, rummy.KIT)}
+GAMES: dict[str, Kit] = {k.slug: k for k in KITS}
 
 assert tuple(GAMES) == SLUGS, "register each engine's kit, in the engines' order"
 

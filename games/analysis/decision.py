@@ -1,7 +1,7 @@
 """One decision weighed by determinized play-outs: the play-out itself and the per-decision evaluation.
 
-For each decision (a recorded action chosen among several options, see ``specs``), working from the deciding
-seat's view only:
+For each decision (a recorded action chosen among several options, see the kit's ``analysis.classify``), working
+from the deciding seat's view only:
 
 1. the strongest bot of the game is asked what it would play (with the same view and options);
 2. the candidates are the played move, the bot's move, and the next best options in a cheap per-game order,
@@ -19,7 +19,6 @@ seat's view only:
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -28,14 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.engines.base import Action, View
+from games.kits.analysis_spec import AnalysisSpec, Budget, Knowledge, Option, Thresholds, option_key
 
-from .determinize import Knowledge
-from .marks import Thresholds, move_accuracy
-from .results import Budget, Candidate, DecisionAnalysis
-from .specs import GameSpec, Option, option_key
+from .marks import move_accuracy
+from .results import Candidate, DecisionAnalysis
 
 
-def playout(spec: GameSpec, state: Any, rng: random.Random, stop: Callable[[Any], bool], max_steps: int) -> Any:
+def playout(spec: AnalysisSpec, state: Any, rng: random.Random, stop: Callable[[Any], bool], max_steps: int) -> Any:
     """Play the game on with the rollout bot in every seat until it ends or `stop` says so.
 
     When several seats may act (Columbo's slaps and card actions), every one is asked and the optional moves
@@ -78,22 +76,22 @@ def _standard_error(values: Sequence[float]) -> float:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
 
 
-def _value(spec: GameSpec, state: Any, seat: int, view: View) -> float:
+def _value(spec: AnalysisSpec, state: Any, seat: int, view: View) -> float:
     return spec.soft_win(spec.engine.scores(state), seat, view)
 
 
-def _apply_option(spec: GameSpec, state: Any, seat: int, option: Option) -> Any:
+def _apply_option(spec: AnalysisSpec, state: Any, seat: int, option: Option) -> Any:
     if option is None:
         return spec.let_go(state, seat)
     return spec.engine.apply(state, seat, option)
 
 
 @contextmanager
-def _node_bound_bots(spec: GameSpec) -> Iterator[None]:
+def _node_bound_bots(spec: AnalysisSpec) -> Iterator[None]:
     """Bots whose search stops on a clock as well as a node count would make the analysis depend on the
     machine's load; while the analysis asks them, their time limit is lifted so that the node budget alone
     decides (same answers, at the same bounded cost). Only the module attribute is changed, and restored."""
-    module: Any = importlib.import_module(f"games.bots.{spec.slug}")
+    module: Any = spec.bot_module
     saved = getattr(module, "TIME_BUDGET", None)
     if saved is None:
         yield
@@ -118,7 +116,7 @@ class Decision:
     knowledge: Knowledge
 
 
-def analyse_decision(spec: GameSpec, decision: Decision, *, seed: int, budget: Budget,
+def analyse_decision(spec: AnalysisSpec, decision: Decision, *, seed: int, budget: Budget,
                      thresholds: Thresholds) -> DecisionAnalysis:
     """Weigh one decision from the seat's view (see the module docstring)."""
     view, seat, options, played = decision.view, decision.seat, decision.options, decision.played

@@ -1,8 +1,9 @@
 """Post-match analysis of a whole match: its replay into decisions, each weighed (``decision``), and each seat's
 summary (``analyse``).
 
-Which recorded actions are decisions: every action chosen among two or more options (``specs.classify``).
-Forced moves are skipped, and so is Columbo's peek (every card is unseen then: all choices are alike).
+Which recorded actions are decisions: every action chosen among two or more options (the kit's
+``analysis.classify``). Forced moves are skipped, and so is Columbo's peek (every card is unseen then: all choices
+are alike).
 Columbo's real-time moves: a 7-Q card action (look / exchange / skip) is a decision among those options; a
 slap that was made is weighed against letting that discard go (the option ``None``); a slap *not* made leaves
 no record (nobody knows when a player could have slapped), so missed slaps are not analysed, and neither is a
@@ -17,11 +18,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from games.engines.base import Action
+from games.kits.analysis_spec import Budget, Thresholds
 
 from .decision import Decision, analyse_decision
-from .determinize import new_tracker
-from .marks import THRESHOLDS, Thresholds, match_accuracy
-from .results import DEFAULT_BUDGETS, Budget, DecisionAnalysis, MatchAnalysis, SeatSummary
+from .marks import match_accuracy
+from .results import DecisionAnalysis, MatchAnalysis, SeatSummary
 from .specs import get_spec
 
 Progress = Callable[[int, int], None]
@@ -40,7 +41,7 @@ def decisions_of(game: str, players: int, seed: int, options: dict[str, Any] | N
     spec = get_spec(game)
     engine = spec.engine
     state = engine.new_game(players, seed=seed, options=options or None, deal=deal)
-    trackers = [new_tracker(game, s) for s in range(players)]
+    trackers = [spec.tracker(s) for s in range(players)]
     decisions: list[Decision] = []
     skipped: dict[str, int] = {}
     for ply, (seat, action) in enumerate(actions):
@@ -87,17 +88,17 @@ def analyse(game: str, players: int, seed: int, options: dict[str, Any] | None,
     """Analyse every decision of a recorded match (game, players, seed, options and (seat, action) list, as
     games.replay records it).
 
-    budget: the work per decision (default: the game's DEFAULT_BUDGETS entry); analysis_seed: the seed of the
+    budget: the work per decision (default: the game's, its kit's analysis.budget); analysis_seed: the seed of the
     analysis's own random streams (the same inputs and seed give the same result); progress(done, total):
     called before the first decision and after each one; seats: analyse only these seats' decisions;
-    thresholds: the marks' thresholds (default: the game's THRESHOLDS entry); deal: the match was dealt from
+    thresholds: the marks' thresholds (default: its kit's analysis.thresholds); deal: the match was dealt from
     this explicit deal (engine.new_game's deal=) rather than shuffled from its seed.
     """
     spec = get_spec(game)
     if players < 2:
         raise ValueError("Only matches of two or more players are analysed (a solo game has no opponent).")
-    budget = budget or DEFAULT_BUDGETS[game]
-    thresholds = thresholds or THRESHOLDS[game]
+    budget = budget or spec.budget
+    thresholds = thresholds or spec.thresholds
     decisions, skipped = decisions_of(game, players, seed, options, actions, deal=deal)
     if seats is not None:
         wanted = set(seats)

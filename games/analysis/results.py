@@ -1,41 +1,23 @@
-"""What an analysis is made with and what it gives: the work budget per decision (with each game's default) and
-the result types, each with the JSON the database stores."""
+"""What an analysis is made with and what it gives: the work budget per decision (each game's default is its
+kit's) and the result types, each with the JSON the database stores."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from games.kits.analysis_spec import Budget
+
 from .marks import Thresholds
-from .specs import Option
+from .specs import Option, PerGame
 
 ANALYSIS_VERSION = 1
 
 
-@dataclass(frozen=True)
-class Budget:
-    """The work per decision: at most ``candidates * screen + 3 * samples`` play-outs."""
-
-    candidates: int = 6  # options screened (the played move and the strongest bot's always among them)
-    screen: int = 8  # samples per candidate in the screening stage
-    samples: int = 24  # fresh samples per finalist (leader, played, bot) in the evaluation stage
-    max_steps: int = 5000  # a play-out's safety cap on actions (no game of ours comes near it)
-
-    def playouts(self) -> int:
-        """The most play-outs one decision may take."""
-        return self.candidates * self.screen + 3 * self.samples
-
-    def to_json(self) -> dict[str, int]:
-        return asdict(self)
-
-
-# About a minute per typical two-player match on the bench machine at most (bench/ANALYSIS.md).
-DEFAULT_BUDGETS: dict[str, Budget] = {
-    "gomori": Budget(candidates=8, screen=16, samples=96),
-    "ruhd": Budget(candidates=10, screen=16, samples=96),
-    "rummy": Budget(candidates=8, screen=16, samples=128),
-    "columbo": Budget(candidates=6, screen=12, samples=64),
-}
+# Each game's default work per decision, by slug (its kit's): about a minute per typical two-player match on the
+# bench machine at most (bench/ANALYSIS.md).
+DEFAULT_BUDGETS: Mapping[str, Budget] = PerGame(lambda spec: spec.budget)
 
 
 @dataclass

@@ -6,12 +6,11 @@ actions) race in a random order ahead of the seat the game waits on.
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Sequence
 from typing import Any
 
-from games.engines import get_engine
+from games.catalog import kit
 from games.engines.base import Action, Bot
 
 MAX_ACTIONS = 20_000
@@ -19,8 +18,7 @@ MAX_ACTIONS = 20_000
 
 def bots_of(game: str) -> dict[str, Bot]:
     """The game's bot levels, weakest first."""
-    bots: dict[str, Bot] = importlib.import_module(f"games.bots.{game}").BOTS
-    return bots
+    return dict(kit(game).bots)
 
 
 def play_match(game: str, bots: Sequence[Bot], seed: int, *, options: dict[str, Any] | None = None,
@@ -28,7 +26,7 @@ def play_match(game: str, bots: Sequence[Bot], seed: int, *, options: dict[str, 
                max_actions: int = MAX_ACTIONS) -> tuple[list[tuple[int, Action]], Any]:
     """Play one seeded match (len(bots) players, optionally from an explicit deal); returns the recorded
     (seat, action) list and the final state. Stops early after max_actions."""
-    engine = get_engine(game)
+    engine = kit(game).engine
     state = engine.new_game(len(bots), seed=seed, options=options, deal=deal)
     order = random.Random(f"race:{seed}")
     rngs = [random.Random(f"{seed}:{seat}") for seat in range(len(bots))]

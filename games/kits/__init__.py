@@ -1,8 +1,12 @@
 """A game's kit: everything the site knows about one game, in one object.
 
 Each game has a module here that builds its `KIT` from its engine (games/engines/), its bots (games/bots/) and
-its presenter (games/presenters/); games/catalog.py registers them. Generic code (the live match and its pages,
-statistics, rules pages) asks a game's kit and never names a game.
+its presenter (games/presenters/), with its part of the post-match analysis beside it (`<slug>_analysis.py`);
+registry.py lists them and games/catalog.py serves them. Generic code (the live match and its pages, pools,
+statistics, rules pages, the analysis) asks a game's kit and never names a game (tests/games/test_kits_complete.py).
+
+The kits import nothing above them, and no Django: the engines, bots and presenters, and the kit-side types beside
+them (figures.py for the statistics, examples.py for the rules pages, analysis_spec.py for the analysis).
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from types import ModuleType
 from typing import Any
 
 from ..engines.base import Action, Bot, Engine, View
-from ..ratings.facts import Figure, StatsExtra
+from .analysis_spec import AnalysisSpec
+from .figures import Figure, StatsExtra
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,9 @@ class Kit:
     # optionally keep_ui(view, seat, ui) (what a selection keeps after an update) and BOARD_IS_PUBLIC.
     presenter: ModuleType
     bots: Mapping[str, Bot]
+    # The table size people usually play the game at: its quick-pairing pools and hourly arenas seat that many.
+    usual_players: int
+    analysis: AnalysisSpec  # its post-match analysis: sampler, bots, budget, marks' thresholds (<slug>_analysis.py)
     level_blurbs: Mapping[str, str] = field(default_factory=dict)
     options: tuple[OptionSpec, ...] = ()
     # A bot's pause before it moves, per level (seconds), and how long it waits for a person who may still act.

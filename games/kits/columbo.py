@@ -12,8 +12,9 @@ from ..engines.columbo import ENGINE as COLUMBO
 from ..engines.columbo import TAP_LIMIT, TAP_PENALTY, SlapTooLate, card_points
 from ..presenters import card
 from ..presenters import columbo as columbo_table
-from ..ratings.facts import Figure, MatchFacts, MatchRecord, MoveLoader
 from . import ActionContext, Kit, OptionSpec
+from . import columbo_analysis as analysis
+from .figures import Figure, FigureFacts, MatchRecord, MoveLoader
 
 
 def _signed(points: int) -> str:
@@ -120,7 +121,7 @@ FIGURES = (Figure("best_round", "Lowest round score", "low", unit="points"),
            Figure("best_solo", "Best solo score", "high"))
 
 
-def _figures(match: MatchRecord, facts: MatchFacts, moves: MoveLoader) -> None:
+def _figures(match: MatchRecord, facts: FigureFacts, moves: MoveLoader) -> None:
     """Each seat's lowest round score, from the public view of the final state (every round's scores); a solo
     game played to its end, its score."""
     if match.state is None:
@@ -141,6 +142,8 @@ KIT = Kit(
     engine=COLUMBO,
     presenter=columbo_table,
     bots=bots.BOTS,
+    usual_players=4,
+    analysis=analysis.SPEC,
     level_blurbs=bots.LEVEL_BLURBS,
     options=(
         OptionSpec("rounds", "Rounds", "int", minimum=1, maximum=12),

@@ -10,8 +10,9 @@ from ..engines.base import View, card_name
 from ..engines.gomori import ENGINE as GOMORI
 from ..presenters import card, cell_words
 from ..presenters import gomori as gomori_table
-from ..rulebook.examples import Cell, without_controls
 from . import Kit
+from . import gomori_analysis as analysis
+from .examples import Cell, without_controls
 
 _BLACK = [r + s for s in "CS" for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")]
 _RED = [r + s for s in "DH" for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")]
@@ -108,6 +109,8 @@ KIT = Kit(
     engine=GOMORI,
     presenter=gomori_table,
     bots=bots.BOTS,
+    usual_players=2,
+    analysis=analysis.SPEC,
     level_blurbs=bots.LEVEL_BLURBS,
     rules_examples=_examples,
     log_verbs={"gathers": "gather"},

@@ -15,9 +15,10 @@ from ..engines.ruhd import TILES as RUHD_TILES
 from ..engines.ruhd import side_code
 from ..presenters import cell_words
 from ..presenters import ruhd as ruhd_table
-from ..ratings.facts import Figure, MatchFacts, MatchRecord, MoveLoader
-from ..rulebook.examples import current_figure, without_controls
 from . import Kit
+from . import ruhd_analysis as analysis
+from .examples import current_figure, without_controls
+from .figures import Figure, FigureFacts, MatchRecord, MoveLoader
 
 NAMES = ["Ada", "Ben"]
 
@@ -90,7 +91,7 @@ def _examples() -> dict[str, Any]:
 BEST_PLACEMENT = Figure("best_placement", "Best tile", "high", unit="points")
 
 
-def _best_placements(match: MatchRecord, facts: MatchFacts, moves: MoveLoader) -> None:
+def _best_placements(match: MatchRecord, facts: FigureFacts, moves: MoveLoader) -> None:
     """Each seat's best single placement: the moves replayed, reading the placing seat's score gain."""
     state = RUHD.new_game(match.players, seed=match.seed, options=match.options or None)
     for seat, action in moves():
@@ -134,6 +135,8 @@ KIT = Kit(
     engine=RUHD,
     presenter=ruhd_table,
     bots=bots.BOTS,
+    usual_players=3,
+    analysis=analysis.SPEC,
     level_blurbs=bots.LEVEL_BLURBS,
     table_css="css/ruhd.css",
     figures=(BEST_PLACEMENT,),

@@ -13,6 +13,7 @@ from ..presenters import card
 from ..presenters import rummy as rummy_table
 from ..presenters.rummy import describe_pack
 from . import Kit, OptionSpec
+from . import rummy_analysis as analysis
 
 
 def _pack(cards: list[str], *, added: str | None = None) -> dict[str, Any]:
@@ -63,6 +64,8 @@ KIT = Kit(
     engine=RUMMY,
     presenter=rummy_table,
     bots=bots.BOTS,
+    usual_players=2,
+    analysis=analysis.SPEC,
     level_blurbs=bots.LEVEL_BLURBS,
     options=(OptionSpec("min_first_meld", "Minimum first lay-down", "int", minimum=0, maximum=120),),
     table_css="css/rummy.css",

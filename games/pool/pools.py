@@ -1,6 +1,6 @@
-"""The quick-pairing pools: per game, its usual table size and three clocks (none, a real-time clock per player,
-a limit per turn), like lichess's quick-pairing grid, and a correspondence row (1, 2, 3 or 7 days a move). A pool's
-key names it in the database and on the page."""
+"""The quick-pairing pools: per game, its usual table size (its kit's `usual_players`) and three clocks (none, a
+real-time clock per player, a limit per turn), like lichess's quick-pairing grid, and a correspondence row (1, 2, 3
+or 7 days a move). A pool's key names it in the database and on the page."""
 
 from __future__ import annotations
 
@@ -9,10 +9,6 @@ from typing import Any
 
 from ..catalog import GAMES
 from ..play.clock import clock_label, clock_spec, correspondence_clocks, is_correspondence
-
-# The table size people usually play each game at. Columbo and Ruhd seat more than two: a pool of theirs may
-# offer a smaller table (or bots in the empty seats) to whoever has waited long enough.
-USUAL_PLAYERS = {"gomori": 2, "columbo": 4, "ruhd": 3, "rummy": 2}
 
 # (key, label, clock_spec arguments)
 CLOCKS: tuple[tuple[str, str, dict[str, Any]], ...] = (
@@ -67,7 +63,9 @@ class Pool:
 def _pools() -> dict[str, Pool]:
     pools = {}
     for slug in GAMES:
-        players = USUAL_PLAYERS.get(slug, max(2, GAMES[slug].engine.min_players))
+        # The table size people usually play the game at (its kit's); where the game seats more than two, a pool
+        # may offer a smaller table (or bots in the empty seats) to whoever has waited long enough.
+        players = GAMES[slug].usual_players
         for clock_key, label, clock in KEYED_CLOCKS:
             key = f"{slug}-{players}-{clock_key}"
             pools[key] = Pool(key, slug, players, clock_key, label, clock)
@@ -85,4 +83,4 @@ def clock_of(key: str) -> dict[str, Any]:
     raise KeyError(key)
 
 
-__all__ = ["CLOCKS", "KEYED_CLOCKS", "POOLS", "USUAL_PLAYERS", "Pool", "clock_label", "clock_of"]
+__all__ = ["CLOCKS", "KEYED_CLOCKS", "POOLS", "Pool", "clock_label", "clock_of"]

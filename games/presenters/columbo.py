@@ -13,8 +13,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
-
 from ..bots.columbo import COURTESY_SECONDS, SLAP_GRACE_SECONDS
 from ..engines.base import card_name, is_int, rank_of
 from ..engines.columbo import TAP_LIMIT, TAP_PENALTY, card_points, slot_name
@@ -539,15 +537,24 @@ def _countdown(wait: float | None, timing: Timing) -> int | None:
     return left if left > 0 else None
 
 
+def _bot_delay() -> float:
+    """The site's pause before a bot acts (settings.GAMES_BOT_DELAY), read only when a live table is drawn: the
+    kits, and the post-match analysis through them, import this presenter where Django is not set up."""
+    from django.conf import settings
+
+    delay: float = settings.GAMES_BOT_DELAY
+    return delay
+
+
 def _wait(t: _Table, window_info: dict[str, Any] | None) -> float | None:
     """How long a bot about to draw waits for the card action or the slaps (games.bots.columbo.patience): the
     board counts it down when the drawer is a bot (its template knows who is); the server stays the judge."""
     if not t.playing or t.view.get("step") == "place" or t.view.get("current") is None:
         return None
     if t.action is not None and t.action["seat"] != t.view["current"]:
-        return max(COURTESY_SECONDS, settings.GAMES_BOT_DELAY)
+        return max(COURTESY_SECONDS, _bot_delay())
     if window_info and window_info["open"]:
-        return max(SLAP_GRACE_SECONDS, settings.GAMES_BOT_DELAY)
+        return max(SLAP_GRACE_SECONDS, _bot_delay())
     return None
 
 

@@ -14,10 +14,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..catalog import GAMES
+from ..kits.figures import MatchRecord, MoveLoader
 from ..models import Match, Move, PlayerResult, PlayerStats, Seat
 from ..results import SeatOutcome, Termination, outcomes_by_place
 from . import glicko2
-from .facts import MatchFacts, MatchRecord, MoveLoader, SeatFacts
+from .facts import MatchFacts, SeatFacts
 from .rules import BOT_DEVIATION, bot_rating, is_provisional
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,6 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from ..catalog import kit
-from ..engines import get_engine
 from ..models import AnalysisJob, Match
 from ..play.wording import distinct_names, format_event
 from ..results import OUTCOME_LABELS, Outcome
@@ -28,7 +27,6 @@ from . import jobs
 MARK_LABELS = {"inaccuracy": "Inaccuracy", "mistake": "Mistake", "blunder": "Blunder"}
 MARK_SYMBOLS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 LONG_ENTRY = 140  # a log sentence longer than this is cut at its first colon (Ruhd's points explained)
-NO_SLAP = "{s%d} lets the discard go (no slap)"
 
 CHART_WIDTH = 480
 CHART_HEIGHT = 150
@@ -63,8 +61,8 @@ def word_marks(game: str, players: int, seed: int, options: dict[str, Any] | Non
     wanted = {d["ply"]: d for d in decisions if d.get("mark")}
     if not wanted:
         return
-    engine = get_engine(game)
-    words = kit(game).words
+    game_kit = kit(game)
+    engine, words = game_kit.engine, game_kit.words
     state = engine.new_game(players, seed=seed, options=options or None)
     for ply, (seat, action) in enumerate(actions):
         decision = wanted.get(ply)
@@ -72,7 +70,7 @@ def word_marks(game: str, players: int, seed: int, options: dict[str, Any] | Non
             decision["played_text"] = _entries(engine, words, state, seat, action)
             better = decision.get("better")
             if better is None:
-                decision["better_text"] = NO_SLAP % seat
+                decision["better_text"] = game_kit.analysis.let_go_text(seat)
             else:
                 try:
                     decision["better_text"] = _entries(engine, words, state, seat, better)
@@ -162,11 +160,6 @@ def step_url(match_id: int, number: int, params: Mapping[str, str]) -> str:
     return f"{reverse('replay', args=[match_id])}?{urlencode(query)}"
 
 
-GAME_NOTES = {
-    "columbo": "Columbo’s analysis is the least sure of the four: one move’s play-outs see little of a round.",
-}
-
-
 def panel(match: Match, job: AnalysisJob | None, names: list[str], *, viewer: Any = None,
           number: int | None = None, params: Mapping[str, str] | None = None) -> AnalysisPanel:
     """The analysis section: `viewer` decides the "Analyse" button (None: a broadcast to every watcher, which
@@ -190,7 +183,7 @@ def panel(match: Match, job: AnalysisJob | None, names: list[str], *, viewer: An
         return out
     result = job.result
     out.percent = 100
-    out.game_notes = GAME_NOTES.get(match.game, "")
+    out.game_notes = kit(match.game).analysis.note
     decisions = result.get("decisions") or []
     out.decisions = len(decisions)
     out.skipped = sum((result.get("skipped") or {}).values())

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 
 from ..catalog import GAMES
 from ..engines import SLUGS
-from .examples import new_page
+from ..kits.examples import new_page
 
 
 def rules_body(slug: str, heading_level: int = 2) -> SafeString:

@@ -17,7 +17,6 @@ from django.utils import timezone
 from games.catalog import GAMES
 from games.models import Tournament
 from games.play.snapshot import ServiceError
-from games.pool.pools import USUAL_PLAYERS
 from games.tournaments import services
 
 
@@ -44,7 +43,7 @@ class Command(BaseCommand):
                 try:
                     services.create_tournament(
                         creator=None, kind="arena", game=game, clock_key=options["clock"], starts_at=starts,
-                        minutes=options["minutes"], table_size=USUAL_PLAYERS.get(game, 2), series=series,
+                        minutes=options["minutes"], table_size=GAMES[game].usual_players, series=series,
                         name=f"Hourly {GAMES[game].name} Arena",
                     )
                     made += 1

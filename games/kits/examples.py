@@ -1,4 +1,5 @@
-"""What the rules pages' worked examples share (each game's kit builds its own: games/kits/<slug>.py).
+"""What the rules pages' worked examples share (each game's kit builds its own: games/kits/<slug>.py); the rules
+page (games.rulebook) starts each page's numbering with `new_page`.
 
 Gomori's and Ruhd's examples are real positions: the engine plays the move and the table's presenter says
 what to draw, so the highlighted cells, the gathered lines and the score pad are the rules' own verdict and
