@@ -5,9 +5,9 @@ from .history import views as history
 from .lobby import views as lobby
 from .mine import views as mine
 from .notify.mail import views as mail
-from .play import views as play
 from .ratings import views as ratings
 from .rulebook import views as rulebook
+from .site import match
 from .tournaments import views as tournaments
 
 urlpatterns = [
@@ -19,7 +19,7 @@ urlpatterns = [
     path("challenges/<int:challenge_id>/accept/", challenge.accept_challenge, name="accept_challenge"),
     path("challenges/<int:challenge_id>/decline/", challenge.decline_challenge, name="decline_challenge"),
     path("challenges/<int:challenge_id>/withdraw/", challenge.withdraw_challenge, name="withdraw_challenge"),
-    path("m/<int:match_id>/", play.match_page, name="match"),
+    path("m/<int:match_id>/", match.match_page, name="match"),
     path("m/<int:match_id>/join/", lobby.join_match, name="join_match"),
     path("m/<int:match_id>/leave/", lobby.leave_match, name="leave_match"),
     path("m/<int:match_id>/cancel/", lobby.cancel_match, name="cancel_match"),
