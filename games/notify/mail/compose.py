@@ -20,8 +20,7 @@ from accounts.models import User
 
 from ...catalog import GAMES
 from ...models import AnalysisJob, Challenge, Match, Notice, Seat, Tournament
-from ...play.clock import is_correspondence
-from ...pool.pools import clock_label
+from ...play.clock import clock_label, is_correspondence
 from .kinds import ANALYSIS, CHALLENGE, KINDS, TOURNAMENT, TURN
 from .tokens import unsubscribe_token, verify_token
 

@@ -579,7 +579,7 @@ async def test_the_header_reads_the_waiting_matches_once_then_follows_the_cues(
 ) -> None:
     """A cue says the change itself (match, game, whether it now waits on the person): the notification socket
     reads the matches waiting on its person at its first cue only, not once per move."""
-    from games.notify import consumer
+    from games.notify import socket as consumer
 
     reads: list[int] = []
     real = consumer.waiting_for
