@@ -62,6 +62,10 @@ class NotifyConsumer(SessionBound):
         for handler in handlers:
             await handler(message)
 
+    async def chat_muted(self, event: dict[str, Any]) -> None:
+        """A table's news sent on the person's group (games.play.chat): no part shows a chat. Without a handler,
+        Channels would fail the socket on it (every page's header closed by a mute)."""
+
     async def layer_resumed(self, event: dict[str, Any]) -> None:
         """The channel layer is back after an outage (games.layers): what this page hears from it is read again,
         as a reconnecting page would (its turns, its challenges, the lobby's lists and grid, the tournament)."""
