@@ -69,7 +69,7 @@ GAMES = ("gomori", "columbo", "ruhd", "rummy")
 KINDS = ("ack", "opponent", "spectator", "turn cue", "lobby", "chat")
 # --find-max's criteria: every kind (the lobby's beyond its pause), or those that answer a person's own action.
 CRITERIA = {"all": KINDS, "play": ("ack", "opponent", "spectator", "chat")}
-LOBBY_PAUSE = 0.5  # games.notify.consumer.NotifyConsumer._send_lobby's gathering pause
+LOBBY_PAUSE = 0.5  # games.lobby.socket.LobbyLists._send_lobby's gathering pause
 P99_LIMIT = 0.050
 STALLS_SHOWN = 6  # the server's stalls printed, most frequent first (every one is in --json)
 MOVE_TIMEOUT = 15.0

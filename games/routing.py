@@ -1,7 +1,7 @@
 from django.urls import path
 
-from .notify.consumer import NotifyConsumer
 from .play.socket import MatchConsumer
+from .site.socket import NotifyConsumer
 
 websocket_urlpatterns = [
     path("ws/notify/", NotifyConsumer.as_asgi()),

@@ -5,9 +5,9 @@ from .history import views as history
 from .lobby import views as lobby
 from .mine import views as mine
 from .notify.mail import views as mail
-from .play import views as play
 from .ratings import views as ratings
 from .rulebook import views as rulebook
+from .site import match, replay
 from .tournaments import views as tournaments
 
 urlpatterns = [
@@ -19,13 +19,13 @@ urlpatterns = [
     path("challenges/<int:challenge_id>/accept/", challenge.accept_challenge, name="accept_challenge"),
     path("challenges/<int:challenge_id>/decline/", challenge.decline_challenge, name="decline_challenge"),
     path("challenges/<int:challenge_id>/withdraw/", challenge.withdraw_challenge, name="withdraw_challenge"),
-    path("m/<int:match_id>/", play.match_page, name="match"),
+    path("m/<int:match_id>/", match.match_page, name="match"),
     path("m/<int:match_id>/join/", lobby.join_match, name="join_match"),
     path("m/<int:match_id>/leave/", lobby.leave_match, name="leave_match"),
     path("m/<int:match_id>/cancel/", lobby.cancel_match, name="cancel_match"),
     path("m/<int:match_id>/abandon/", lobby.abandon_match, name="abandon_match"),
-    path("m/<int:match_id>/replay/", history.replay_page, name="replay"),
-    path("m/<int:match_id>/analyse/", history.analyse_match, name="analyse_match"),
+    path("m/<int:match_id>/replay/", replay.replay_page, name="replay"),
+    path("m/<int:match_id>/analyse/", replay.analyse_match, name="analyse_match"),
     path("m/<int:match_id>/export.json", history.export_match, name="export_match"),
     path("history/", history.history_list, name="history"),
     path("u/<str:username>/history/", history.player_history, name="player_history"),

@@ -1,4 +1,4 @@
-"""The notification socket's part in challenges (mixed into games.notify.consumer.NotifyConsumer): a challenge to
+"""The notification socket's part in challenges (one of games.site.socket's parts): a challenge to
 or from this person came, was answered, withdrawn, expired or cancelled, so the notices (every page: the incoming
 challenges and the recent "no"s) and the lobby's list of challenges are drawn again, out of band by their ids.
 Expiry is the runner's (services.expire_due tells both people); this socket's only timer takes a "no" away when
@@ -13,6 +13,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
+from ..notify.parts import Part
 from .queries import challenges_of, notices_html
 
 
@@ -33,21 +34,20 @@ def _reasons(event: dict[str, Any]) -> dict[int, str]:
     return {int(pk): str(text) for pk, text in given.items() if str(pk).isdigit()}
 
 
-class ChallengeNotices:
-    """Needs: self.scope, self.send, self.lobby (a lobby page's socket), self.csrf()."""
+class ChallengeNotices(Part):
+    hears = {"challenges.changed": "challenges_changed"}
 
-    scope: dict[str, Any]
-    lobby: bool
-    send: Any
-    csrf: Any
     challenge_expiry: asyncio.Task[None] | None = None
 
+    async def resumed(self) -> None:
+        await self.challenges_changed({})
+
     async def challenges_changed(self, event: dict[str, Any]) -> None:
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
+        if not self.signed_in:
             return
-        html, expires_in = await database_sync_to_async(_drawn)(user, self.lobby, self.csrf(), _reasons(event))
-        await self.send(text_data=html)
+        html, expires_in = await database_sync_to_async(_drawn)(
+            self.user, self.socket.page.lobby, self.socket.csrf(), _reasons(event))
+        await self.send(html)
         self.challenges_stop()
         if expires_in is not None:
             self.challenge_expiry = asyncio.ensure_future(self._expire(expires_in))
@@ -61,7 +61,7 @@ class ChallengeNotices:
         if task is not None and task is not asyncio.current_task():
             task.cancel()
 
-    async def challenges_disconnect(self) -> None:
+    async def disconnect(self) -> None:
         task, self.challenge_expiry = self.challenge_expiry, None
         if task is not None and task is not asyncio.current_task():
             task.cancel()

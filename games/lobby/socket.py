@@ -1,6 +1,7 @@
-"""The notification socket's part in the lobby page (games.notify.consumer, ?lobby=1): the lobby's lists redrawn
-as matches open, fill and finish, at most twice a second however busy the club is; a watcher with nothing of their
-own in the lists is sent the drawing shared by every such watcher (games.lobby.live)."""
+"""The notification socket's part in the lobby page (one of games.site.socket's parts, ?lobby=1): the lobby's lists
+redrawn as matches open, fill and finish, and as a turn changes hands (the lists say whose turn it is), at most
+twice a second however busy the club is; a watcher with nothing of their own in the lists is sent the drawing shared
+by every such watcher (games.lobby.live)."""
 
 from __future__ import annotations
 
@@ -9,35 +10,30 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
+from ..notify.parts import Part
 from ..play.news import LOBBY_GROUP
 from . import live
 
 
-class LobbyLists:
-    """Needs: self.scope, self.channel_name, self.channel_layer, self.send, self.csrf()."""
+class LobbyLists(Part):
+    hears = {"lobby.changed": "lobby_changed", "turns.changed": "lobby_changed"}
 
-    scope: dict[str, Any]
-    channel_name: str
-    channel_layer: Any
-    send: Any
-    csrf: Any
-    lobby = False  # a lobby page's socket
     lobby_pending: asyncio.Task[None] | None = None
 
-    async def lobby_connect(self, query: dict[str, list[str]]) -> None:
-        self.lobby = query.get("lobby") == ["1"]
-        if self.lobby:
-            await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+    async def connect(self) -> None:
+        if self.socket.page.lobby:
+            await self.join(LOBBY_GROUP)
 
-    async def lobby_disconnect(self) -> None:
-        if self.lobby:
-            await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+    async def disconnect(self) -> None:
         if self.lobby_pending is not None:
             self.lobby_pending.cancel()
 
+    async def resumed(self) -> None:
+        await self.lobby_changed({})
+
     async def lobby_changed(self, event: dict[str, Any]) -> None:
         """Redraw this person's lobby lists, at most twice a second however busy the club is."""
-        if not self.lobby:
+        if not self.socket.page.lobby:
             return
         if self.lobby_pending is None or self.lobby_pending.done():
             self.lobby_pending = asyncio.ensure_future(self._send_lobby())
@@ -46,8 +42,8 @@ class LobbyLists:
         loop = asyncio.get_running_loop()
         heard = loop.time()
         # The lists' Join forms post with the page's CSRF secret (the cookie this socket came with).
-        csrf = self.csrf()
-        user = self.scope["user"]
+        csrf = self.socket.csrf()
+        user = self.user
         # Asked before the pause, so that every watcher who heard the change asks for the shared drawing at the
         # same moment after it (and one drawing serves them all).
         own = user.is_authenticated and await live.OWN.ask(user.pk)
@@ -57,4 +53,4 @@ class LobbyLists:
         else:  # the same lists as every other such watcher: drawn once for all of them (games.lobby.live)
             _, shared = await live.DRAWS.get(None)
             html = live.with_csrf(shared[user.is_authenticated], csrf)
-        await self.send(text_data=html)
+        await self.send(html)

@@ -25,7 +25,7 @@ def go_html(match: Match) -> str:
 
 def send_to_match(match: Match, user_ids: list[int]) -> None:
     """Every open page of these people goes to the match (their notification sockets, in any process), but the
-    match's own page (it shows the start live: the socket passes the frame by, games.notify.consumer). A
+    match's own page (it shows the start live: the socket passes the frame by, games.notify.socket). A
     correspondence match leaves the pages at another match's table where they are: one may be a real-time match
     its player is in the middle of (days a move bind no one, games.boards)."""
     layer = get_channel_layer()

@@ -85,7 +85,7 @@ def unopened_pairing(user: Viewer, *, besides: int | None = None) -> Match | Non
     return next(iter(Match.objects.filter(pk__in=found)), None) if found else None
 
 
-# How recent an accepted challenge must be for a lobby that opens to go to its match (games.notify.consumer).
+# How recent an accepted challenge must be for a lobby that opens to go to its match (games.notify.socket).
 JUST_ACCEPTED_SECONDS = 10
 
 

@@ -166,6 +166,19 @@ def error_fragment(message: str) -> str:
     return render_fragment("error", {"error": message})
 
 
+def seat_notice(snap: Snapshot, index: int | None) -> tuple[int | None, int]:
+    """What seat `index`'s person is told of it (the match page, then its socket as it changes): (the seat while a
+    bot plays it since they left a match still being played, else None; the move it was handed over at)."""
+    seat = snap.seat(index) if index is not None else None
+    left = seat is not None and seat.left and snap.status == Status.ACTIVE
+    move = next((h["move"] for h in reversed(snap.handovers) if h["seat"] == index), 0)
+    return (index if left else None, move)
+
+
+def seat_notice_html(notice: tuple[int | None, int]) -> str:
+    return render_fragment("seat_notice", {"left_seat": notice[0], "left_move": notice[1]})
+
+
 class FragmentCache:
     """Fragments drawn for several sockets of one update, by who sees them and their selection: each drawn once;
     and the presented context they are drawn from, made once per viewer and selection."""

@@ -41,7 +41,7 @@ from .frames import (
 )
 from .hub import BUSY, hub
 from .owner import LiveMatch
-from .page import RenderCache, SocketPage, error_fragment, render_fragment
+from .page import RenderCache, SocketPage, error_fragment, render_fragment, seat_notice, seat_notice_html
 from .presence import presence_of
 from .seating import decide_cancel, decide_leave, decide_retake
 from .snapshot import MatchMovedOn, ServiceError, Status
@@ -115,7 +115,7 @@ class MatchConsumer(ChatSocket, SessionBound):
         self.seat = held.index if held is not None and not held.is_bot else None
         # A person whose seat a bot plays since they left watches, and may take it back.
         self.own_seat = held.index if held is not None and held.left else None
-        self.notice: tuple[Any, ...] | None = None
+        self.notice: tuple[int | None, int] | None = None  # what its seat_notice was last sent as
         self.rematch_url: str | None = None
         if not live.snap.may_watch(self.user_id, code):
             await self.close(code=CLOSE_FORBIDDEN)
@@ -318,14 +318,10 @@ class MatchConsumer(ChatSocket, SessionBound):
         """What only this socket is sent: the notice of a seat handed to a bot, the move to a rematch."""
         html = ""
         if self.own_seat is not None:
-            seat = live.snap.seat(self.own_seat)
-            left = seat is not None and seat.left and live.snap.status == Status.ACTIVE
-            move = next((h["move"] for h in reversed(live.snap.handovers) if h["seat"] == self.own_seat), 0)
-            notice = (left, move)
+            notice = seat_notice(live.snap, self.own_seat)
             if notice != self.notice:
                 self.notice = notice
-                html += render_fragment("seat_notice", {"left_seat": self.own_seat if left else None,
-                                                        "left_move": move})
+                html += seat_notice_html(notice)
         if self.rematch_url is None:
             self.rematch_url = rematch_url  # what the page had when it opened: an old rematch moves nobody
         elif rematch_url and rematch_url != self.rematch_url:

@@ -10,7 +10,7 @@ seat one person twice. No lock lives in memory: any process may decide any pool.
 
 After the commit each seated person's pages go to the new match (a frame on their notification sockets) and the
 lobbies redraw the grid's counts. Who triggers a decision: a seek arriving, and the socket that made a seek at
-the moments its range widens (games.notify.consumer); `now` is injectable for the rules' clock.
+the moments its range widens (games.pool.socket); `now` is injectable for the rules' clock.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The lobby socket's part in quick pairing (mixed into games.notify.consumer.NotifyConsumer): the grid's clicks
+"""The notification socket's part in quick pairing (one of games.site.socket's parts): the lobby's grid's clicks
 arrive here, the seek belongs to this socket (closing it, by leaving the page, withdraws it), and while its
 person waits the socket asks for the pool to be decided again at the moments their range widens (10 s, 30 s),
 redraws the grid when the offer of a bot comes due, and keeps the seek fresh. Every decision is
@@ -11,17 +11,16 @@ import contextlib
 import logging
 from typing import Any
 
-import orjson
 from channels.db import database_sync_to_async
 
 from ..models import Seek
+from ..notify.parts import Part
 from ..play.snapshot import ServiceError
 from . import matchmaking, pairing
 from .grid import quick_html
 
 log = logging.getLogger(__name__)
 
-MAX_FRAME = 1024
 # A decision just after each moment a waiter's range widens or the offer comes due (the rules compare with >=).
 MOMENTS = (matchmaking.WIDEN_AFTER + 0.05, matchmaking.ANYONE_AFTER + 0.05)
 
@@ -35,33 +34,24 @@ def _toggle(user: Any, key: str, socket: str) -> str:
     return "seated" if seated.match is not None else "waiting"
 
 
-class QuickPairingSocket:
-    """Needs: self.scope, self.channel_name, self.send, self.lobby (a lobby page's socket)."""
+class QuickPairing(Part):
+    hears = {"quick.changed": "quick_changed"}
+    ops = ("seek", "start")
 
-    scope: dict[str, Any]
-    channel_name: str
-    lobby: bool
-    send: Any
     quick_waiting: asyncio.Task[None] | None = None
     quick_redraw: asyncio.Task[None] | None = None
     quick_used = False  # this socket made a seek (only then does closing it look for one to withdraw)
 
-    async def quick_receive(self, text: str | None) -> None:
-        user = self.scope.get("user")
-        if not self.lobby or text is None or len(text) > MAX_FRAME or user is None or not user.is_authenticated:
-            return
-        try:
-            frame = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            return
-        if not isinstance(frame, dict) or not isinstance(frame.get("pool"), str):
+    async def receive(self, frame: dict[str, Any]) -> None:
+        user = self.user
+        if not self.socket.page.lobby or not self.signed_in or not isinstance(frame.get("pool"), str):
             return
         op, key = frame.get("op"), frame["pool"]
         error = ""
         try:
             if op == "seek":
                 self.quick_used = True
-                outcome = await database_sync_to_async(_toggle)(user, key, self.channel_name)
+                outcome = await database_sync_to_async(_toggle)(user, key, self.socket.channel_name)
                 self._stop_waiting()
                 if outcome == "waiting":
                     self.quick_waiting = asyncio.ensure_future(self._wait(key))
@@ -88,7 +78,7 @@ class QuickPairingSocket:
                 await self._send_grid()
             while True:
                 await asyncio.sleep(pairing.SEEK_HEARTBEAT_SECONDS)
-                if not await database_sync_to_async(pairing.touch)(self.channel_name):
+                if not await database_sync_to_async(pairing.touch)(self.socket.channel_name):
                     return  # seated, or got up
         except asyncio.CancelledError:
             raise
@@ -100,6 +90,10 @@ class QuickPairingSocket:
             self.quick_waiting.cancel()
             self.quick_waiting = None
 
+    async def resumed(self) -> None:
+        if self.socket.page.lobby:
+            await self.quick_changed({})
+
     async def quick_changed(self, event: dict[str, Any]) -> None:
         """A pool's count changed: redraw this person's grid, at most a few times a second."""
         if self.quick_redraw is None or self.quick_redraw.done():
@@ -110,10 +104,10 @@ class QuickPairingSocket:
         await self._send_grid()
 
     async def _send_grid(self, error: str = "") -> None:
-        html = await database_sync_to_async(quick_html)(self.scope["user"], error=error)
-        await self.send(text_data=html)
+        html = await database_sync_to_async(quick_html)(self.user, error=error)
+        await self.send(html)
 
-    async def quick_disconnect(self) -> None:
+    async def disconnect(self) -> None:
         """Leaving the page gets the person up from waiting (the seek made from this socket)."""
         for task in (self.quick_waiting, self.quick_redraw):
             if task is not None:
@@ -121,4 +115,4 @@ class QuickPairingSocket:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
         if self.quick_used:
-            await database_sync_to_async(pairing.withdraw)(socket=self.channel_name)
+            await database_sync_to_async(pairing.withdraw)(socket=self.socket.channel_name)

@@ -1,5 +1,5 @@
 """An analysis's news to the replay pages that watch it: their notification sockets join the match's analysis
-group (games.notify.consumer.NotifyConsumer, only for a finished match the person may watch), and each change of
+group (games.site.socket.NotifyConsumer, only for a finished match the person may watch), and each change of
 the job (queued, each step of progress, done, failed) reaches them as the analysis section, an htmx fragment
 swapped by its id.
 

@@ -16,7 +16,7 @@ from ..challenges.queries import Challenges, challenges_of, notices_context
 from ..notify.mail.views import mail_context
 from ..notify.queries import waiting_for
 from ..pool.pools import KEYED_CLOCKS
-from ..ratings.profile import profile_stats
+from ..site.profile import profile_stats
 from ..tournaments.lists import tournaments_of
 
 register = template.Library()

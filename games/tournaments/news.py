@@ -18,7 +18,7 @@ def group(tournament_id: int) -> str:
 
 
 def changed(tournament_id: int) -> None:
-    """The tournament's page redraws (each socket on it: games.notify.consumer)."""
+    """The tournament's page redraws (each socket on it: games.site.socket)."""
     _send(group(tournament_id), {"type": "tournament.changed", "id": tournament_id})
 
 

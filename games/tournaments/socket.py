@@ -1,6 +1,7 @@
-"""The notification socket's part in tournaments (games.notify.consumer): a tournament page's socket (?tournament=,
-&code= for a private one) joins its group when the person may see it, and redraws the public fragments (drawn once
-per process for every socket on it: games.tournaments.live.REDRAWS) and the person's own box as it changes."""
+"""The notification socket's part in tournaments (one of games.site.socket's parts): a tournament page's socket
+(?tournament=, &code= for a private one) joins its group when the person may see it, and redraws the public
+fragments (drawn once per process for every socket on it: games.tournaments.live.REDRAWS) and the person's own box
+as it changes."""
 
 from __future__ import annotations
 
@@ -10,49 +11,49 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
+from ..notify.parts import Part, Socket
 from . import live, news
 from .queries import visible
 
 log = logging.getLogger(__name__)
 
 
-class TournamentFollow:
-    """Needs: self.scope, self.channel_name, self.channel_layer, self.send, self.csrf()."""
+class TournamentFollow(Part):
+    hears = {"tournament.changed": "tournament_changed"}
 
-    scope: dict[str, Any]
-    channel_name: str
-    channel_layer: Any
-    send: Any
-    csrf: Any
     tournament: int | None = None
     tournament_task: asyncio.Task[None] | None = None
     tournament_heard = 0.0  # when the latest change was heard (the loop's clock)
 
-    async def tournament_connect(self, query: dict[str, list[str]]) -> None:
-        """Join the tournament's group when the person may see its page (before the socket is accepted)."""
-        raw = (query.get("tournament") or [""])[0]
+    def __init__(self, socket: Socket) -> None:
+        super().__init__(socket)
         # What this socket's page shows: a fragment is sent again only when it changed, so a button the person is
         # pressing is not swapped under their pointer for an identical one when someone else's change comes.
         self.tournament_shown: dict[str, str] = {}
-        if not raw.isdigit() or len(raw) >= 10:
+
+    async def connect(self) -> None:
+        """Join the tournament's group when the person may see its page (before the socket is accepted)."""
+        tournament_id = self.socket.page.id_param("tournament")
+        if tournament_id is None:
             return
-        code = (query.get("code") or [""])[0][:64]
-        found = await database_sync_to_async(visible)(int(raw), self.scope.get("user"), code)
+        code = self.socket.page.param("code", 64)
+        found = await database_sync_to_async(visible)(tournament_id, self.user, code)
         if found is None:
             return
-        await self.channel_layer.group_add(news.group(found.pk), self.channel_name)
+        await self.join(news.group(found.pk))
         self.tournament = int(found.pk)
         # The page was drawn a moment ago: its own box is this one.
         self.tournament_shown["mine"] = await database_sync_to_async(live.mine_html)(
-            self.tournament, self.scope["user"], self.csrf())
+            self.tournament, self.user, self.socket.csrf())
 
-    async def tournament_accepted(self) -> None:
-        if self.tournament is not None:  # a reconnect catches up with what changed meanwhile
+    async def accepted(self) -> None:
+        await self.resumed()
+
+    async def resumed(self) -> None:
+        if self.tournament is not None:  # a reconnect (or the layer's return) catches up with what changed meanwhile
             await self.tournament_changed({"id": self.tournament})
 
-    async def tournament_disconnect(self) -> None:
-        if self.tournament is not None:
-            await self.channel_layer.group_discard(news.group(self.tournament), self.channel_name)
+    async def disconnect(self) -> None:
         if self.tournament_task is not None:
             self.tournament_task.cancel()
 
@@ -73,7 +74,7 @@ class TournamentFollow:
         while self.tournament_heard >= began:
             try:
                 began, public = await live.REDRAWS.get(tournament)
-                mine = await database_sync_to_async(live.mine_html)(tournament, self.scope["user"], self.csrf())
+                mine = await database_sync_to_async(live.mine_html)(tournament, self.user, self.socket.csrf())
             except asyncio.CancelledError:
                 raise
             except Exception:  # the page keeps what it shows; the next change draws it again
@@ -83,4 +84,4 @@ class TournamentFollow:
                        if self.tournament_shown.get(part) != html]
             self.tournament_shown.update(public=public, mine=mine)
             if changed:
-                await self.send(text_data="".join(changed))
+                await self.send("".join(changed))

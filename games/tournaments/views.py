@@ -1,4 +1,4 @@
-"""The tournament pages: the list, one tournament (live over the notification socket: games.notify.consumer), the
+"""The tournament pages: the list, one tournament (live over the notification socket: games.site.socket), the
 form that makes a private one, and the buttons its page posts (join, pause, come back, withdraw, start now), each
 one change through games.tournaments.services; a refusal is said to the person on the page."""
 

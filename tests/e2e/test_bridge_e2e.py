@@ -93,7 +93,7 @@ def test_a_person_plays_a_protocol_bot_through_the_bridge_to_the_end(
             time.sleep(0.1)
         match = Match.objects.get()
         # A program accepts within milliseconds, before the lobby this page went to had its socket open: the
-        # lobby's socket, once open, sends the page on to the match all the same (games.notify.consumer).
+        # lobby's socket, once open, sends the page on to the match all the same (games.notify.socket).
         page.wait_for_url("**/m/*/", timeout=10_000)
         page.wait_for_selector("#status")
         assert match.rated and {s.user.username for s in match.seats.all()} == {"gwen", "gomoribot"}

@@ -1,4 +1,4 @@
-"""The views of games/lobby/views.py and games/play/views.py through Django's test client: the home page, the
+"""The views of games/lobby/views.py and games/site/match.py through Django's test client: the home page, the
 lobby (/play/), create, join, leave, cancel and abandon, and the match page.
 
 For each: what a signed-in person gets for the right method, what a signed-out one gets (the sign-in page,

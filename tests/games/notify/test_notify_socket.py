@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
-from accounts.sessions import notices_group
+from accounts.sessions import notices_group, user_group
 from config.asgi import application
 
 Headers = Callable[..., list[tuple[bytes, bytes]]]
@@ -47,6 +47,21 @@ async def test_signed_in_socket_is_accepted_and_gets_its_notifications(
     communicator = WebsocketCommunicator(application, "/ws/notify/", headers=await sync_to_async(ws_headers)(user))
     connected, _ = await communicator.connect()
     assert connected
+    await get_channel_layer().group_send(notices_group(user.pk), {"type": "notify.html", "html": "<p id=ping>hi</p>"})
+    assert await communicator.receive_from(timeout=10) == "<p id=ping>hi</p>"
+    await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_mute_in_a_table_s_chat_leaves_the_person_s_notification_socket_open(
+    make_user: Callable[..., Any], ws_headers: Headers
+) -> None:
+    """The mute's news goes to every socket of the person (games.play.chat), the notification socket's too."""
+    user = await sync_to_async(make_user)()
+    communicator = WebsocketCommunicator(application, "/ws/notify/", headers=await sync_to_async(ws_headers)(user))
+    connected, _ = await communicator.connect()
+    assert connected
+    await get_channel_layer().group_send(user_group(user.pk), {"type": "chat.muted", "match": 1, "muted": [2]})
     await get_channel_layer().group_send(notices_group(user.pk), {"type": "notify.html", "html": "<p id=ping>hi</p>"})
     assert await communicator.receive_from(timeout=10) == "<p id=ping>hi</p>"
     await communicator.disconnect()

@@ -579,7 +579,7 @@ async def test_the_header_reads_the_waiting_matches_once_then_follows_the_cues(
 ) -> None:
     """A cue says the change itself (match, game, whether it now waits on the person): the notification socket
     reads the matches waiting on its person at its first cue only, not once per move."""
-    from games.notify import consumer
+    from games.notify import socket as consumer
 
     reads: list[int] = []
     real = consumer.waiting_for
@@ -613,11 +613,11 @@ async def test_turn_cues_go_to_the_notification_sockets_and_never_through_a_tabl
 ) -> None:
     """The cues go to the person's notices group, which only notification sockets join: a table socket (which
     has its own news) is never handed one to drop (on Redis each costs trips to it and a decode)."""
-    from games.notify.consumer import NotifyConsumer
+    from games.notify.socket import TurnCues
     from games.play.socket import MatchConsumer
 
     heard: list[str] = []
-    real = NotifyConsumer.turns_changed
+    real = TurnCues.turns_changed
 
     async def table_heard(self: Any, event: dict[str, Any]) -> None:
         heard.append("table")
@@ -628,7 +628,7 @@ async def test_turn_cues_go_to_the_notification_sockets_and_never_through_a_tabl
 
     # A table socket has no handler for the cues at all: were one sent to it, this would hear it.
     monkeypatch.setattr(MatchConsumer, "turns_changed", table_heard, raising=False)
-    monkeypatch.setattr(NotifyConsumer, "turns_changed", header_heard)
+    monkeypatch.setattr(TurnCues, "turns_changed", header_heard)
     match = await database_sync_to_async(start_gomori)(alice, bob)
     _, _, header = await ws_client(None, bob, path="/ws/notify/")
     _, _, black = await ws_client(match.pk, alice)

@@ -1,4 +1,4 @@
-"""A tournament page's notification socket (games.notify.consumer with ?tournament=): the standings arrive when a
+"""A tournament page's notification socket (games.site.socket with ?tournament=): the standings arrive when a
 match ends, drawn once per burst for every socket of the process; a private tournament's socket hears nothing
 without its invite code."""
 

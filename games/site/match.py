@@ -1,4 +1,5 @@
-"""The match page: the table as its viewer may see it, drawn with the fragments the socket then keeps fresh."""
+"""The match page: the table as its viewer may see it (games.play), drawn with the fragments its socket then keeps
+fresh, with the gate's reason for a seat it would refuse (games.boards) and its tournament (games.tournaments)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods
 
 from ..boards import is_clocked, why_not
+from ..play.access import code_matches
+from ..play.meta import table_meta
+from ..play.page import page_fragments, page_view, seat_notice, seat_notice_html, table_context
+from ..play.presence import attendance
+from ..play.snapshot import Status, engine_of
+from ..play.store import load
 from ..tournaments.queries import of_match
-from .access import code_matches
-from .meta import table_meta
-from .page import page_fragments, page_view, render_fragment, table_context
-from .presence import attendance
-from .snapshot import Status, engine_of
-from .store import load
 
 
 @require_http_methods(["GET"])
@@ -44,9 +45,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     # The gate's reason takes the place of a "Take a seat" it would refuse (games.boards).
     join_refusal = (why_not(request.user, clocked=is_clocked(snap.clock), match_id=snap.id) or "") if can_join else ""
     # A person whose seat a bot plays since they left is told so, and may take it back.
-    left = held is not None and held.left and snap.status == Status.ACTIVE
-    move = next((h["move"] for h in reversed(snap.handovers) if held and h["seat"] == held.index), 0)
-    notice = render_fragment("seat_notice", {"left_seat": held.index if left and held else None, "left_move": move})
+    notice = seat_notice_html(seat_notice(snap, held.index if held is not None else None))
     # Sounds and the turn's notification do something only for a player of a match still to be played: a spectator
     # has no turn, and a finished match no cue to come (the page hides them when its match ends: js/site.js).
     tools = seat is not None and snap.status in (Status.WAITING, Status.ACTIVE)

@@ -1,15 +1,14 @@
-"""A player's standing as their profile shows it: a line of figures per game played, and the rating chart."""
+"""A player's standing as their profile shows it (games.site.profile): a line of figures per game played, and the
+ratings their matches left, game by game (the chart's series)."""
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
 
 from accounts.models import User
 
 from ..catalog import GAMES
-from ..history.charts import rating_chart
 from ..models import PlayerStats
 from . import queries
 from .glicko2 import START_RATING
@@ -65,13 +64,12 @@ def _extras(row: PlayerStats) -> list[tuple[str, str]]:
             if figure.key in row.extras]
 
 
-def profile_stats(user: User) -> dict[str, Any]:
-    """The profile's games section: a line of figures per game played (with its rank and best win), and the rating
-    chart (five queries)."""
+def stats_lines(user: User) -> list[StatsLine]:
+    """A line of figures per game played, with its rank and best win (three queries)."""
     rows = queries.player_stats(user=user)
     wins = queries.best_wins(user=user) if not user.is_bot else {}
     ranks = queries.leaderboard_ranks(list(rows.values()), user)
-    lines = [
+    return [
         StatsLine(game=slug, name=info.name, stats=rows[slug], best_label=_best_label(slug),
                   average_label=_average_label(slug), extras=_extras(rows[slug]),
                   rank=ranks.get(slug), best_win=wins.get(slug),
@@ -79,6 +77,11 @@ def profile_stats(user: User) -> dict[str, Any]:
         for slug, info in GAMES.items()
         if slug in rows and rows[slug].played
     ]
+
+
+def rating_series(user: User) -> dict[str, list[tuple[dt.datetime, float]]]:
+    """Each game's ratings after each rated match, oldest first (one query; none for a bot, whose rating is its
+    level's)."""
     series: dict[str, list[tuple[dt.datetime, float]]] = {slug: [] for slug in GAMES}
     if not user.is_bot:
         for game, finished_at, rating in queries.rating_history(user=user):
@@ -87,4 +90,4 @@ def profile_stats(user: User) -> dict[str, Any]:
                 # (where it went) rather than a loose dot.
                 series[game].append((finished_at, START_RATING))
             series[game].append((finished_at, rating))
-    return {"stats_lines": lines, "rating_chart": rating_chart(series), "stats_user": user}
+    return series
