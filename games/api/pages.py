@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import authenticate
 from django.contrib.auth.decorators import login_required
@@ -19,7 +20,8 @@ from accounts.models import ApiToken, User
 from ..play.snapshot import ServiceError
 from . import tokens
 
-BRIDGE = Path(__file__).with_name("computer_gomori_bridge.py")
+# A client program, not part of the server: served as it is, from the project's clients/.
+BRIDGE = Path(settings.BASE_DIR) / "clients" / "computer_gomori_bridge.py"
 
 
 # Each form has its prefix: two of them ask for a username, and a page's ids must be unique.

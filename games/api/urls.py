@@ -2,7 +2,7 @@
 
 from django.urls import path, re_path
 
-from . import streams, views
+from . import challenges, gomori, streams, views
 from .auth import not_found
 
 urlpatterns = [
@@ -15,12 +15,12 @@ urlpatterns = [
     path("matches/<int:match_id>/resign", views.resign, name="api_resign"),
     path("matches/<int:match_id>/abort", views.abort, name="api_abort"),
     path("matches/<int:match_id>/chat", views.post_chat, name="api_chat"),
-    path("matches/<int:match_id>/gomori/request", views.gomori_request, name="api_gomori_request"),
-    path("matches/<int:match_id>/gomori/turn", views.gomori_turn, name="api_gomori_turn"),
-    path("challenges", views.list_challenges, name="api_challenges"),
-    path("challenge/<str:username>", views.make_challenge, name="api_challenge"),
-    path("challenges/<int:challenge_id>/accept", views.accept_challenge, name="api_accept"),
-    path("challenges/<int:challenge_id>/decline", views.decline_challenge, name="api_decline"),
-    path("challenges/<int:challenge_id>/withdraw", views.withdraw_challenge, name="api_withdraw"),
+    path("matches/<int:match_id>/gomori/request", gomori.gomori_request, name="api_gomori_request"),
+    path("matches/<int:match_id>/gomori/turn", gomori.gomori_turn, name="api_gomori_turn"),
+    path("challenges", challenges.list_challenges, name="api_challenges"),
+    path("challenge/<str:username>", challenges.make_challenge, name="api_challenge"),
+    path("challenges/<int:challenge_id>/accept", challenges.accept_challenge, name="api_accept"),
+    path("challenges/<int:challenge_id>/decline", challenges.decline_challenge, name="api_decline"),
+    path("challenges/<int:challenge_id>/withdraw", challenges.withdraw_challenge, name="api_withdraw"),
     re_path(r"^(?P<path>.*)$", not_found),
 ]

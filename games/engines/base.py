@@ -6,7 +6,8 @@ Standard library only: the engines must run (and be tested) without Django.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol, TypeGuard, TypeVar
 
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -23,6 +24,23 @@ Cell = tuple[int, int]
 
 class IllegalAction(ValueError):
     """An action the rules do not allow here; the message is a sentence a player can read."""
+
+
+# What an engine's code raises on an action of a shape it never expected (a list where a number goes, a key
+# missing) before its own checks could name the fault: the action is refused, as the rules would.
+MALFORMED: tuple[type[Exception], ...] = (KeyError, TypeError, ValueError, IndexError, AttributeError)
+
+
+@contextmanager
+def refusing_malformed(message: str) -> Iterator[None]:
+    """Within it, an engine's complaint about an action of the wrong shape is one IllegalAction saying `message`
+    (the engine's own IllegalAction goes through as it is), so that its callers catch IllegalAction only."""
+    try:
+        yield
+    except IllegalAction:
+        raise
+    except MALFORMED as error:
+        raise IllegalAction(message) from error
 
 
 def is_int(value: object) -> TypeGuard[int]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import Action, IllegalAction, View, card_name, rank_of, suit_of
+from .base import Action, IllegalAction, View, card_name, rank_of, refusing_malformed, suit_of
 from .gomori import ENGINE, State
 
 SYMBOL: dict[str, str] = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
@@ -188,13 +188,19 @@ def _turn_continues(state: State, seat: int) -> bool:
 def play_answer(state: State, seat: int, request: dict[str, Any], answer: object) -> tuple[State, list[Action]]:
     """Apply a bot's answer to `request` through the engine: the new state and the actions it made.
 
-    Raises IllegalAction (ProtocolError when malformed) with a readable reason; `state` is never changed.
+    Raises IllegalAction (ProtocolError when malformed) with a readable reason, and nothing else whatever the
+    answer; `state` is never changed.
     """
+    if request["type"] not in ("PlayFirstTurn", "PlayTurn"):
+        raise ValueError(f"No turn is played in answer to {request['type']}.")
+    with refusing_malformed("That answer is not one the protocol knows."):
+        return _play_answer(state, seat, request, answer)
+
+
+def _play_answer(state: State, seat: int, request: dict[str, Any], answer: object) -> tuple[State, list[Action]]:
     if request["type"] == "PlayFirstTurn":
         action: Action = {"type": "play", "card": from_card(answer, "card to play first"), "at": [0, 0]}
         return ENGINE.apply(state, seat, action), [action]
-    if request["type"] != "PlayTurn":
-        raise ValueError(f"No turn is played in answer to {request['type']}.")
     plays = parse_turn(answer)
     if not plays:
         raise IllegalAction("The bot played no card although it could play.")

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, Protocol
 
+import orjson
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -68,9 +69,35 @@ class Throttle:
 throttle = Throttle()
 
 
+class TooFast(ServiceError):
+    """A person saying lines faster than the throttle lets them (the Bot API answers 429)."""
+
+
+def checked(snap: Snapshot, room: str, user_id: int, raw: Any) -> str:
+    """The text of a line this person may say in this room of the match now, whatever brings it (the table's
+    socket, the Bot API); ServiceError saying why not."""
+    if room == "players" and not seats_two_people(snap):
+        raise ServiceError("There is nobody at this table to talk to.")
+    text = clean_text(raw)
+    if not throttle.take(user_id):
+        raise TooFast("You are sending messages too fast: wait a moment.")
+    return text
+
+
 def post(*, match_id: int, user: User, room: str, text: str) -> Line:
     message = ChatMessage.objects.create(match_id=match_id, user=user, room=room, text=text)
     return Line(message.pk, user.pk, user.name, message.text, room)
+
+
+def say(snap: Snapshot, user: User, raw: Any) -> Line:
+    """A line said in the players' room from sync code, away from the table's socket (the Bot API): checked as the
+    socket's, stored, and after the commit told to every process holding the match (their live copies show it as
+    one said there, games.play.owner) and to the API's streams, the match's group being theirs too."""
+    line = post(match_id=snap.id, user=user, room="players", text=checked(snap, "players", user.pk, raw))
+    # From no process's channel: every copy shows it.
+    message = {"type": "match.chat", "id": snap.id, "from": "api", "line": orjson.dumps(line).decode()}
+    transaction.on_commit(partial(async_to_sync(get_channel_layer().group_send), match_group(snap.id), message))
+    return line
 
 
 def recent(*, match_id: int, room: str, muted: frozenset[int]) -> list[Line]:
@@ -79,6 +106,41 @@ def recent(*, match_id: int, room: str, muted: frozenset[int]) -> list[Line]:
     rows = (ChatMessage.objects.filter(match_id=match_id, room=room, hidden=False).exclude(user_id__in=muted)
             .order_by("-id").values_list("id", "user_id", "user__display_name", "user__username", "text")[:HISTORY])
     return [Line(pk, user_id, shown or username, text, room) for pk, user_id, shown, username, text in reversed(rows)]
+
+
+class KeptLines:
+    """A live match's chat rooms' last lines (recent), read once and kept with the lines said since, so that an
+    opening page's chat panel costs no query; `said` counts the lines said and hidden, so that a read overtaken by
+    one is not kept."""
+
+    def __init__(self, match_id: int) -> None:
+        self.match_id = match_id
+        self.rooms: dict[str, list[Line]] = {}
+        self.said = 0
+
+    async def recent(self, room: str) -> list[Line]:
+        """The room's last lines, oldest first (as recent() reads them for a viewer who muted nobody)."""
+        lines = self.rooms.get(room)
+        if lines is None:
+            said = self.said
+            lines = await database_sync_to_async(recent)(match_id=self.match_id, room=room, muted=frozenset())
+            if said == self.said:
+                self.rooms[room] = lines
+        return list(lines)
+
+    def add(self, line: Line) -> None:
+        self.said += 1
+        kept = self.rooms.get(line.room)
+        if kept is not None and all(other.id != line.id for other in kept):
+            # In id order, as read: with several processes a line may arrive after a later one was read.
+            kept.append(line)
+            kept.sort(key=lambda said: said.id)
+            del kept[:-HISTORY]
+
+    def forget(self) -> None:
+        """The kept lines are read again (a line hidden, a name changed)."""
+        self.rooms.clear()
+        self.said += 1
 
 
 def muted_by(*, match_id: int, user_id: int | None) -> frozenset[int]:
@@ -121,9 +183,9 @@ class LiveTable(Protocol):
 
     snap: Snapshot
 
-    async def chat(self, line: Line, *, publish: bool = True) -> None: ...
+    chat_kept: KeptLines
 
-    async def recent_chat(self, room: str) -> list[Line]: ...
+    async def chat(self, line: Line, *, publish: bool = True) -> None: ...
 
 
 class ChatSocket(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ships no types
@@ -147,11 +209,7 @@ class ChatSocket(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ship
         live = self.live
         assert live is not None and self.user_id is not None
         try:
-            if self.room == "players" and not seats_two_people(live.snap):
-                raise ServiceError("There is nobody at this table to talk to.")
-            text = clean_text(frame.get("text"))
-            if not throttle.take(self.user_id):
-                raise ServiceError("You are sending messages too fast: wait a moment.")
+            text = checked(live.snap, self.room, self.user_id, frame.get("text"))
         except ServiceError as error:
             await self.send_error(str(error))
             return
@@ -196,7 +254,7 @@ class ChatSocket(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ship
         if self.room == "players" and self.live is not None and not seats_two_people(self.live.snap):
             return '<section id="chat" class="chat" aria-label="Chat" hidden></section>'
         if self.live is not None and not self.muted:  # the live copy keeps the lines everyone is shown
-            lines = await self.live.recent_chat(self.room)
+            lines = await self.live.chat_kept.recent(self.room)
         else:
             lines = await database_sync_to_async(recent)(match_id=self.match_id, room=self.room, muted=self.muted)
         return render_fragment("chat", {

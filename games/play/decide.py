@@ -9,14 +9,15 @@ then write the change with the version as the fence (games.play.store.commit). E
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
 
 from django.utils import timezone
 
 from ..catalog import ActionContext, kit
-from ..engines.base import Action, IllegalAction
+from ..engines.base import Action, IllegalAction, refusing_malformed
 from ..results import Termination
 from .bots import bot_action, bot_due_at, due_bot_seats
 from .clock import clock_now, is_correspondence, run_clock
@@ -42,6 +43,10 @@ log = logging.getLogger(__name__)
 # A decider: decide(snap, state, **what the request says) -> the change, or None when there is nothing to do.
 Decider = Callable[..., Change | None]
 
+# The refusal of an action the game's engine can't even read (every caller, the table's socket and the Bot API,
+# shows it as it shows any IllegalAction).
+NOT_A_MOVE = "That move is not one the game knows."
+
 
 # ---------------------------------------------------------------------------------------------
 # Moves
@@ -52,7 +57,8 @@ def decide_move(
     expected_version: int | None = None, note: str = "", now: datetime | None = None,
 ) -> Change:
     """A seat's action checked against the state: a person's (user_id) for the seat they play, or with `bot` the
-    move decide_bot_turn chose for a bot seat."""
+    move decide_bot_turn chose for a bot seat. An action of a shape the engine can't read is an IllegalAction too
+    (NOT_A_MOVE), whoever sent it."""
     if snap.status != Status.ACTIVE:
         raise ServiceError("This match is not in progress.")
     holder = snap.seat(seat)
@@ -62,9 +68,10 @@ def decide_move(
         raise MatchMovedOn()
     now = now or timezone.now()
     engine = engine_of(snap)
-    # What the server decides itself, never the browser (the game's kit says which parts).
-    action = kit(snap.game).prepare_action(action, ActionContext(snap.players, snap.started_at, now))
-    new_state = engine.apply(state, seat, action)  # raises IllegalAction, state untouched
+    with refusing_malformed(NOT_A_MOVE):
+        # What the server decides itself, never the browser (the game's kit says which parts).
+        action = kit(snap.game).prepare_action(action, ActionContext(snap.players, snap.started_at, now))
+        new_state = engine.apply(state, seat, action)  # raises IllegalAction, state untouched
     after = replace(
         snap, version=snap.version + 1, move_count=snap.move_count + 1, state=engine.dump(new_state),
         turn_started_at=now,
@@ -256,3 +263,18 @@ def decide_stats(snap: Snapshot, state: State | None) -> Change | None:
     if snap.status != Status.FINISHED or not snap.stats_due:
         return None
     return Change(snap, replace(snap, version=snap.version + 1, stats_due=False), state=state, records_stats=True)
+
+
+@contextmanager
+def follow_end(after: Snapshot) -> Iterator[Decider | None]:
+    """What follows a written change that ended a match, on the road that wrote it (the live match's, sync code's):
+    its statistics (decide_stats, given to write as any change) once everyone was shown the end; None when none
+    are due. The road's failure to write them is logged here and left to the runner's sweep (games.play.stats_due),
+    which writes them the same way."""
+    if not after.stats_due:
+        yield None
+        return
+    try:
+        yield decide_stats
+    except Exception:
+        log.exception("statistics of match %s left to the sweep", after.id)

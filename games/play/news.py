@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -35,7 +36,7 @@ def match_group(match_id: int) -> str:
 
 def readers_group(match_id: int) -> str:
     """The group of the Bot API's streams reading this match (games.api.streams), for the one case the match's
-    own group is not told: the live match's changes in a process alone (the in-memory layer, `alone` in announce).
+    own group is not told: the live match's news in a process alone (the in-memory layer, `alone` in tell_copies).
     A stream listens to both groups: on Redis the match's group carries every change and chat line (with the
     snapshot), so nothing more is sent for the streams there."""
     return f"readers-{match_id}"
@@ -75,38 +76,54 @@ def turn_cues(snap: Snapshot, before: set[int], after: set[int]) -> list[tuple[s
     return cues
 
 
-def publish(snap: Snapshot, before: Snapshot | None = None) -> None:
-    """Tell every process holding this match (and the lobby, and whoever's turn it has become) about its new
-    version; from sync code, after the commit."""
+def lobby_told(snap: Snapshot, before: Snapshot | None) -> bool:
+    """The one rule for what the lobby hears of a match: its lists show what is open, played and over and who sits
+    where, so a match that is new, or whose status or seats changed; a move alone changes none of it (whose turn it
+    is reaches each person's lobby with their turn cue, games.notify.consumer)."""
+    return before is None or before.status != snap.status or before.seats != snap.seats
+
+
+async def tell_copies(match_id: int, message: dict[str, Any], *, alone: bool = False, own: str | None = None,
+                      readers: Callable[[], dict[str, Any]] | None = None) -> None:
+    """News of a match for the processes holding a copy of it and the Bot API's streams reading it, both members
+    of the match's group (never the teller's own channel `own` where the layer can leave it out). `alone`: the
+    teller's copy is the only one (the in-memory layer), so only the streams are told, on their own group, when
+    one listens and `readers` makes their message (not every news is theirs)."""
+    if not alone:
+        await send_to_others(match_group(match_id), message, own)
+    elif readers is not None:
+        layer = get_channel_layer()
+        if readers_listen(layer, match_id):
+            await layer.group_send(readers_group(match_id), readers())
+
+
+async def announce(snap: Snapshot, before: Snapshot | None = None, *, state: State | None = None,
+                   before_state: State | None = None, alone: bool = False, own: str | None = None) -> None:
+    """A match's change, after its commit, under one rule whoever wrote it: the "your turn" cues, the processes'
+    copies and the API's streams (tell_copies: `alone` and `own` are the live match's, games.play.owner), and the
+    lobby when its lists change (lobby_told). `state` and `before_state` spare decoding the snapshots' states."""
     layer = get_channel_layer()
     if layer is None:
         return
-    try:
-        async_to_sync(layer.group_send)(match_group(snap.id), changed_message(snap))  # the API's streams too
-        async_to_sync(layer.group_send)(LOBBY_GROUP, LOBBY_CHANGED)
-        for group, message in turn_cues(snap, must_act_of(before), must_act_of(snap)):
-            async_to_sync(layer.group_send)(group, message)
-    except Exception:  # a lost message must never undo a committed change: pages catch up on reconnect
-        log.exception("could not announce match %s", snap.id)
-
-
-async def announce(snap: Snapshot, state: State | None, before: Snapshot, before_state: State | None, *,
-                   alone: bool, own: str | None = None) -> None:
-    """A live match's change, from the process that wrote it: the cues, the other processes' copies (none to
-    tell when this process is alone: the in-memory layer; never its own channel, `own`), and the lobby when
-    seats or status changed."""
-    layer = get_channel_layer()
     for group, message in turn_cues(snap, must_act_of(before, before_state), must_act_of(snap, state)):
         with contextlib.suppress(Exception):  # a cue is a courtesy: its loss costs nothing
             await layer.group_send(group, message)
     try:
-        if not alone:
-            await send_to_others(match_group(snap.id), changed_message(snap), own)  # the API's streams too
-        elif readers_listen(layer, snap.id):
-            await layer.group_send(readers_group(snap.id), reader_message(snap))
-        if before.status != snap.status or before.seats != snap.seats:
+        await tell_copies(snap.id, changed_message(snap), alone=alone, own=own, readers=partial(reader_message, snap))
+        if lobby_told(snap, before):
             await layer.group_send(LOBBY_GROUP, LOBBY_CHANGED)
     except Exception:  # committed already: another process's copy then catches up at its next fence
+        log.exception("could not announce match %s", snap.id)
+
+
+def publish(snap: Snapshot, before: Snapshot | None = None) -> None:
+    """announce, from sync code (a view, the admin, a command) after the commit: it holds no copy, so every
+    process's copy is told (one of this process too), and the lobby of a new match (no `before`)."""
+    if get_channel_layer() is None:
+        return
+    try:
+        async_to_sync(announce)(snap, before)
+    except Exception:  # a lost message must never undo a committed change: pages catch up on reconnect
         log.exception("could not announce match %s", snap.id)
 
 

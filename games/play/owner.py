@@ -13,25 +13,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
 import orjson
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from django.urls import reverse
 from django.utils import timezone
 
 from ..engines.base import Engine, View
 from ..faults import crash_point
-from ..layers import send_to_others
 from .bot_accounts import takeover_bot
-from .chat import HISTORY, recent
-from .decide import Decider, decide_bot_turn, decide_stats, decide_timeout
+from .chat import KeptLines
+from .decide import Decider, decide_bot_turn, decide_move, decide_timeout, follow_end
 from .liveness import ensure_pulse
-from .news import announce, match_group, readers_group, readers_listen
+from .news import announce, tell_copies
 from .page import RenderCache
-from .presence import Attendance, attendance, presence_close, presence_open, seat_presence
+from .presence import (
+    Attendance,
+    attendance,
+    closed,
+    opened,
+    presence_close,
+    presence_open,
+    present_seats,
+    shown_presence,
+)
 from .snapshot import Change, Player, Presence, ServiceError, Snapshot, State, Status, engine_of, state_of
 from .store import load, stored_versions
 from .types import Line
@@ -46,8 +54,8 @@ class Writer(Protocol):
 
 
 class Hub(Protocol):
-    """What a live match needs of this process's hub (games.play.hub.Hub): its writer, its channel on the
-    layer (None until it listens; `alone`: the in-memory layer, no other process to tell), and its heartbeat."""
+    """What a live match needs of this process's hub (games.play.hub.Hub): its writer, its channel on the layer
+    (None until it listens), whether it is alone (LiveMatch.alone), its heartbeat."""
 
     alone: bool
     channel: str | None
@@ -94,11 +102,7 @@ class LiveMatch:
         # How many times the presence was taken in: the hub's heartbeat leaves a read alone that a socket's
         # opening or closing overtook (it read the rows after the heartbeat did).
         self.presence_taken = 0
-        # Each chat room's last lines (games.play.chat.recent), read once and kept with the lines said since, so
-        # that an opening page's chat panel costs no query; `chat_said` counts the lines said and hidden, so that
-        # a read overtaken by one is not kept.
-        self.chat_lines: dict[str, list[Line]] = {}
-        self.chat_said = 0
+        self.chat_kept = KeptLines(snap.id)  # each room's last lines, for the chat panel of a page opening
 
     @property
     def id(self) -> int:
@@ -113,6 +117,21 @@ class LiveMatch:
 
     def view(self, seat: int | None) -> View | None:
         return self.engine.view(self.state, seat) if self.state is not None else None
+
+    @property
+    def alone(self) -> bool:
+        """Whether this copy is the match's only one (the hub alone on the in-memory layer: no other process): the
+        one place it is decided, asked by `tell` (whom to tell) and `knows_attendance` (what to read back)."""
+        return self.hub.alone
+
+    async def tell(self, message: dict[str, Any], readers: Callable[[], dict[str, Any]] | None = None) -> None:
+        """News of this match for the other processes' copies and the API's streams (games.play.news.tell_copies)."""
+        await tell_copies(self.id, message, alone=self.alone, own=self.hub.channel, readers=readers)
+
+    def knows_attendance(self, seat: int | None, *, opening: bool) -> bool:
+        """Whether the attendance after a socket's opening or closing is known here without reading it back: when
+        alone, and of a closing a spectator's only (another socket of the seat, or a bot's stream, may be open)."""
+        return self.alone and (opening or seat is None)
 
     # -- changes ---------------------------------------------------------------------------
 
@@ -136,17 +155,15 @@ class LiveMatch:
                     return False
             else:
                 raise ServiceError("The match is too busy right now: try again.")
-        if change.after.stats_due:
-            await self.record_stats()
+        with follow_end(change.after) as stats:  # the statistics of an end, once everyone was shown it
+            if stats is not None:
+                await self.change(stats)
         return True
 
-    async def record_stats(self) -> None:
-        """The statistics and ratings of the match that just ended here, written after everyone was shown the
-        end; if this fails (or the process dies first), the runner's sweep writes them (games.play.stats_due)."""
-        try:
-            await self.change(decide_stats)
-        except Exception:
-            log.exception("statistics of match %s left to the sweep", self.id)
+    async def move(self, *, seat: int, action: Any, user_id: int, expected_version: int | None) -> bool:
+        """A person's move, whoever brings it (the table's socket, the Bot API): the one decider call of moves."""
+        return await self.change(decide_move, seat=seat, action=action, user_id=user_id,
+                                 expected_version=expected_version)
 
     async def due(self) -> bool:
         """What the clock and the bots have to do now: flag a person out of time, let a due bot act."""
@@ -196,7 +213,7 @@ class LiveMatch:
         self.state = state if state is not None else state_of(snap)
         self.schedule_bot()
         if publish:
-            await announce(snap, self.state, old, old_state, alone=self.hub.alone, own=self.hub.channel)
+            await announce(snap, old, state=self.state, before_state=old_state, alone=self.alone, own=self.hub.channel)
         await self.show_all()
 
     async def show_all(self) -> None:
@@ -239,22 +256,14 @@ class LiveMatch:
     async def arrive(self, socket: Viewer) -> None:
         """A socket is opening (accepted, its first page not sent yet): its presence is recorded (a seat's, or a
         spectator's in the count of those watching) and shown to the others first, so whoever connects next sees
-        it. A process alone (the in-memory layer: no other process has sockets here) knows what the opening
-        changed without reading the attendance back; with others, it reads it (theirs may have changed too)."""
-        alone = self.hub.alone
-        known, version = await database_sync_to_async(_arrived)(self.id, socket.seat, socket.channel_name, not alone)
+        it. What the opening changed is known here when alone (knows_attendance); with other processes it is read
+        back (theirs may have changed too)."""
+        read_back = not self.knows_attendance(socket.seat, opening=True)
+        known, version = await database_sync_to_async(_arrived)(self.id, socket.seat, socket.channel_name, read_back)
         # The page this socket belongs to was drawn from the database a moment ago: a copy held here that missed a
         # change must not draw it an older position (it reads the match again first).
         await self.catch_up(version)
-        await self.refresh_presence(known=known if known is not None else self.opened(socket.seat))
-
-    def opened(self, seat: int | None) -> Attendance:
-        """The attendance after a socket opened here: its seat here from now (as presence_open wrote), or one
-        more spectator watching."""
-        if seat is None:
-            return self.presence, self.watchers + 1
-        now = timezone.now()
-        return {**self.presence, seat: seat_presence([now], now, None, None)}, self.watchers
+        await self.refresh_presence(known=known or opened((self.presence, self.watchers), socket.seat))
 
     def attach(self, socket: Viewer) -> None:
         """The socket is open: it is shown every change from now on."""
@@ -266,12 +275,10 @@ class LiveMatch:
 
     async def detach(self, socket: Viewer) -> None:
         self.sockets.discard(socket)
-        # A spectator's leaving, alone, is one watcher fewer; a seat's is read back (another socket of the seat,
-        # a page or a bot's stream, may still be open).
-        counted = self.hub.alone and socket.seat is None
+        read_back = not self.knows_attendance(socket.seat, opening=False)
         known = await database_sync_to_async(presence_close)(
-            match_id=self.id, seat=socket.seat, socket=socket.channel_name, read_back=not counted)
-        await self.refresh_presence(known=known if known is not None else (self.presence, max(0, self.watchers - 1)))
+            match_id=self.id, seat=socket.seat, socket=socket.channel_name, read_back=read_back)
+        await self.refresh_presence(known=known or closed((self.presence, self.watchers)))
         await self.hub.drop(self)
 
     async def refresh_presence(self, publish: bool = True, known: tuple[dict[int, Presence], int] | None = None,
@@ -289,60 +296,33 @@ class LiveMatch:
             self.presence = presence
             return
         self.presence, self.watchers, self.present = presence, watchers, present
-        if publish and not self.hub.alone:
+        if publish:
             with contextlib.suppress(Exception):
-                await send_to_others(match_group(self.id), {"type": "match.presence", "id": self.id}, self.hub.channel)
+                await self.tell({"type": "match.presence", "id": self.id})
         await self.show_all()
-
-    async def recent_chat(self, room: str) -> list[Line]:
-        """The room's last lines, oldest first (games.play.chat.recent, for a viewer who muted nobody)."""
-        lines = self.chat_lines.get(room)
-        if lines is None:
-            said = self.chat_said
-            lines = await database_sync_to_async(recent)(match_id=self.id, room=room, muted=frozenset())
-            if said == self.chat_said:
-                self.chat_lines[room] = lines
-        return list(lines)
-
-    def forget_chat(self) -> None:
-        """The kept lines are read again (a line hidden, a name changed)."""
-        self.chat_lines.clear()
-        self.chat_said += 1
 
     async def chat(self, line: Line, *, publish: bool = True) -> None:
         """A chat line: to this process's sockets in its room, and to the other processes holding the match."""
-        self.chat_said += 1
-        kept = self.chat_lines.get(line.room)
-        if kept is not None and all(other.id != line.id for other in kept):
-            # In id order, as read: with several processes a line may arrive after a later one was read.
-            kept.append(line)
-            kept.sort(key=lambda said: said.id)
-            del kept[:-HISTORY]
+        self.chat_kept.add(line)
         for socket in list(self.sockets):
             with contextlib.suppress(Exception):
                 await socket.chat_line(line)
         if publish:
             message = {"type": "match.chat", "id": self.id, "from": self.hub.channel,
                        "line": orjson.dumps(line).decode()}
-            if self.hub.alone and readers_listen(get_channel_layer(), self.id):
-                with contextlib.suppress(Exception):
-                    # The Bot API's streams of the match hear every line said here (games.api.streams); on
-                    # Redis they are in the match's group below.
-                    await get_channel_layer().group_send(readers_group(self.id), message)
-            if not self.hub.alone:
-                with contextlib.suppress(Exception):
-                    await send_to_others(match_group(self.id), message, self.hub.channel)
+            with contextlib.suppress(Exception):  # the Bot API's streams hear every line said (games.api.streams)
+                await self.tell(message, readers=lambda: message)
 
     async def chat_again(self) -> None:
         """Every socket's chat panel drawn again from the database (lines said elsewhere while the channel layer was
         away never came as news)."""
-        self.forget_chat()
+        self.chat_kept.forget()
         for socket in list(self.sockets):
             with contextlib.suppress(Exception):
                 await socket.send_chat()
 
     async def chat_hidden(self, line_id: int) -> None:
-        self.forget_chat()
+        self.chat_kept.forget()
         for socket in list(self.sockets):
             with contextlib.suppress(Exception):
                 await socket.chat_hidden(line_id)
@@ -353,7 +333,7 @@ class LiveMatch:
             return
         async with self.lock:
             seats = tuple(replace(s, player=player) if s.user_id == player.user_id else s for s in self.snap.seats)
-            self.forget_chat()
+            self.chat_kept.forget()
             self.snap = replace(self.snap, seats=seats)
             await self.show_all()
 
@@ -368,15 +348,3 @@ def _arrived(match_id: int, seat: int | None, socket: str, read_back: bool) -> t
     """A socket's opening written (presence_open), and the match's version in the database, in one trip."""
     known = presence_open(match_id=match_id, seat=seat, socket=socket, read_back=read_back)
     return known, stored_versions([match_id]).get(match_id, -1)
-
-
-def shown_presence(presence: dict[int, Presence]) -> dict[int, tuple[Any, ...]]:
-    """What the table shows of each seat's presence now (games.play.meta): here, joining, or away since when."""
-    now = timezone.now()
-    return {seat: ("joining",) if p.is_opening(now) else ("here",) if p.is_present(now) else ("away", p.last_seen)
-            for seat, p in presence.items()}
-
-
-def present_seats(presence: dict[int, Presence]) -> frozenset[int]:
-    now = timezone.now()
-    return frozenset(seat for seat, p in presence.items() if p.is_present(now))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
@@ -91,3 +92,29 @@ def presence_close(*, match_id: int, seat: int | None, socket: str, read_back: b
     return attendance(match_id) if read_back else None
 
 
+def opened(known: Attendance, seat: int | None) -> Attendance:
+    """The attendance after a socket opened, from the one before it (where no other process has sockets on the
+    table): its seat here from now (as presence_open wrote), or one more spectator watching."""
+    presence, watchers = known
+    if seat is None:
+        return presence, watchers + 1
+    now = timezone.now()
+    return {**presence, seat: seat_presence([now], now, None, None)}, watchers
+
+
+def closed(known: Attendance) -> Attendance:
+    """The attendance after a spectator's socket closed, from the one before it: one watcher fewer."""
+    presence, watchers = known
+    return presence, max(0, watchers - 1)
+
+
+def shown_presence(presence: dict[int, Presence]) -> dict[int, tuple[Any, ...]]:
+    """What the table shows of each seat's presence now (games.play.meta): here, joining, or away since when."""
+    now = timezone.now()
+    return {seat: ("joining",) if p.is_opening(now) else ("here",) if p.is_present(now) else ("away", p.last_seen)
+            for seat, p in presence.items()}
+
+
+def present_seats(presence: dict[int, Presence]) -> frozenset[int]:
+    now = timezone.now()
+    return frozenset(seat for seat, p in presence.items() if p.is_present(now))

@@ -25,7 +25,6 @@ from .decide import (
     decide_abort,
     decide_claim,
     decide_decline_rematch,
-    decide_move,
     decide_rematch,
     decide_resign,
 )
@@ -219,8 +218,7 @@ class MatchConsumer(ChatSocket, SessionBound):
             await self.send_error("That move could not be read.")
             return
         try:
-            await live.change(decide_move, seat=self.seat, action=action, user_id=self.user_id,
-                              expected_version=expected)
+            await live.move(seat=self.seat, action=action, user_id=self.user_id, expected_version=expected)
         except MatchMovedOn as error:
             await self.show(live, live.render_cache(), full=True, error=str(error))
         except (IllegalAction, ServiceError) as error:
@@ -228,9 +226,6 @@ class MatchConsumer(ChatSocket, SessionBound):
             if isinstance(error, kit(live.snap.game).lingering_refusals):  # e.g. a slap that came too late
                 self.late = (message, time.monotonic() + LATE_NOTICE_SECONDS)
             await self.send_error(message)
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-            # An engine meeting an action of the wrong shape: a refusal, not a server error.
-            await self.send_error("That move is not one the game knows.")
         else:
             self.bucket.give_back()  # a move is never a flood
             self.late = None  # this socket's own move went through: an older "too late" is no longer news

@@ -1,9 +1,9 @@
 """The sweep for finished matches whose statistics are still due.
 
 A match's end is written and shown first; its statistics and ratings follow at once in a change of their own
-(games.play.decide.decide_stats). If the process dies between the two, or the second fails, the match keeps
-`stats_due`, and every process's runner writes them here, through the same change: the flag is claimed with the
-version, so they are counted exactly once whoever gets there first.
+(games.play.decide.follow_end, on the road that wrote the end). If the process dies between the two, or the
+second fails, the match keeps `stats_due`, and every process's runner writes them here, through the same change:
+the flag is claimed with the version, so they are counted exactly once whoever gets there first.
 """
 
 from __future__ import annotations

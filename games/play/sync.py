@@ -4,7 +4,6 @@ decide again on the new version; then tell the live pages (games.play.news.publi
 
 from __future__ import annotations
 
-import logging
 from functools import partial
 from typing import Any
 
@@ -12,14 +11,12 @@ from django.db import transaction
 
 from ..faults import crash_point
 from . import events
-from .decide import Decider, decide_stats
+from .decide import Decider, follow_end
 from .news import publish
 from .snapshot import Change, ServiceError, Snapshot, state_of
 from .store import commit, load
 
 ATTEMPTS = 20
-
-log = logging.getLogger(__name__)
 
 
 def run_change(match_id: int, decide: Decider, /, **kw: Any) -> Snapshot:
@@ -27,13 +24,11 @@ def run_change(match_id: int, decide: Decider, /, **kw: Any) -> Snapshot:
     current one when there was nothing to do). Raises what the decider raises to refuse, and ServiceError when
     there is no such match."""
     after = _run_change(match_id, decide, **kw)
-    if after.stats_due:
-        # The statistics in a transaction of their own once the end is written (and, outside any caller's
-        # transaction, shown); the runner's sweep writes them if this fails (games.play.stats_due).
-        try:
-            after = _run_change(match_id, decide_stats)
-        except Exception:
-            log.exception("statistics of match %s left to the sweep", match_id)
+    # The statistics in a transaction of their own once the end is written (and, outside any caller's
+    # transaction, shown).
+    with follow_end(after) as stats:
+        if stats is not None:
+            after = _run_change(match_id, stats)
     return after
 
 

@@ -1,27 +1,23 @@
 """The queue of analysis jobs: one row per match (models.AnalysisJob), made when a rated match finishes or on
 request, claimed by workers, renewed while they run, stored when done.
 
-A claim is a conditional UPDATE naming the worker's token: the row goes to that worker only if it is still
-queued, or running under a lease that ran out (its worker was killed). On PostgreSQL the candidate is first
-picked with ``SELECT ... FOR UPDATE SKIP LOCKED``, so workers never wait on each other's candidate; SQLite has no
-row locks (one writer at a time), and the conditional UPDATE alone is the claim there. Every later write of the
-worker (progress, result, failure, release) also names its token, so a worker that lost its lease (paused past
-it, then woke up) writes nothing: a job is never finished twice, and never lost while a worker is alive or dead.
+A claim is the leased queue's (games.leases): the row goes to a worker's token only if it is still queued, or
+running under a lease that ran out (its worker was killed). Every later write of the worker (progress, result,
+failure, release) also names its token, so a worker that lost its lease (paused past it, then woke up) writes
+nothing: a job is never finished twice, and never lost while a worker is alive or dead.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
-import secrets
-import socket
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from ..leases import claim_first
 from ..models import AnalysisJob, Match
 from ..play.snapshot import Snapshot, Status
 
@@ -43,11 +39,6 @@ def refusal(match: Match) -> str:
     if not match.move_count:
         return "This match has no moves to analyse."
     return ""
-
-
-def new_worker_token() -> str:
-    """A worker's name in the rows it claims: where it runs, and a random part so that two never share one."""
-    return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -109,24 +100,19 @@ def _claimable(now: dt.datetime) -> Q:
 
 def claim(worker: str, *, lease: dt.timedelta = DEFAULT_LEASE) -> Claimed | None:
     """Take the oldest claimable job for this worker (queued, or running past its lease), or None."""
-    skip_locked = connection.features.has_select_for_update_skip_locked
-    for _ in range(20):  # another worker may take each candidate first: try the next one
-        now = timezone.now()
-        with transaction.atomic():
-            candidates = AnalysisJob.objects.filter(_claimable(now)).order_by("created_at", "id")
-            if skip_locked:
-                candidates = candidates.select_for_update(skip_locked=True)
-            picked = candidates.values_list("id", flat=True).first()
-            if picked is None:
-                return None
-            taken = AnalysisJob.objects.filter(_claimable(now), pk=picked).update(
-                state=State.RUNNING, worker=worker, lease_until=now + lease, attempts=F("attempts") + 1,
-                started_at=now, done=0, updated_at=now,
-            )
-        if taken:
-            row = AnalysisJob.objects.values("match_id", "attempts").get(pk=picked)
-            return Claimed(picked, row["match_id"], worker, row["attempts"])
-    return None
+
+    def take(picked: int, now: dt.datetime) -> int:
+        return AnalysisJob.objects.filter(_claimable(now), pk=picked).update(
+            state=State.RUNNING, worker=worker, lease_until=now + lease, attempts=F("attempts") + 1,
+            started_at=now, done=0, updated_at=now,
+        )
+
+    picked = claim_first(lambda now: [AnalysisJob.objects.filter(_claimable(now)).order_by("created_at", "id")],
+                         "id", take)
+    if picked is None:
+        return None
+    row = AnalysisJob.objects.values("match_id", "attempts").get(pk=picked)
+    return Claimed(picked, row["match_id"], worker, row["attempts"])
 
 
 def _mine(job: Claimed) -> Any:

@@ -12,13 +12,11 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from django.db import close_old_connections
-
 from ..analysis import ANALYSIS_VERSION, DEFAULT_BUDGETS, AnalysisError, Budget, analyse
+from ..leases import LeaseWorker
 from ..models import Match, Move
 from ..notify.mail import queue as mail
 from . import jobs, news, present
@@ -38,12 +36,9 @@ class Stop(Exception):
 
 
 @dataclass
-class Worker:
-    token: str = field(default_factory=jobs.new_worker_token)
+class Worker(LeaseWorker):
     lease: dt.timedelta = jobs.DEFAULT_LEASE
     budget: Budget | None = None  # None: each game's default (bench/ANALYSIS.md)
-    say: Callable[[str], None] = print
-    stopping: bool = False
 
     def budget_for(self, game: str) -> Budget:
         return self.budget or DEFAULT_BUDGETS[game]
@@ -59,19 +54,6 @@ class Worker:
             log.exception("analysis of match %s failed", job.match_id)
             self._fail(job, f"The analysis failed ({type(error).__name__}).")
         return True
-
-    def drain(self) -> int:
-        """Run jobs until none is claimable; how many were claimed."""
-        count = 0
-        while not self.stopping and self.run_one():
-            count += 1
-        return count
-
-    def forever(self, poll: float = 1.0) -> None:
-        while not self.stopping:
-            close_old_connections()  # a long-lived process: a connection the database dropped is made again
-            if not self.run_one():
-                time.sleep(poll)
 
     def run(self, job: jobs.Claimed) -> None:
         match = Match.objects.filter(pk=job.match_id).first()

@@ -24,7 +24,7 @@ SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "hei
 
 
 def start_bridge(server: str, key: str, where: Path) -> tuple[subprocess.Popen[bytes], Path]:
-    shutil.copy(REPO / "games" / "api" / "computer_gomori_bridge.py", where / "computer_gomori_bridge.py")
+    shutil.copy(REPO / "clients" / "computer_gomori_bridge.py", where / "computer_gomori_bridge.py")
     shutil.copy(REPO / "tests" / "games" / "gomori_protocol_bot.py", where / "my_bot.py")
     python = shutil.which("python3") or sys.executable
     log = where / "bridge.log"

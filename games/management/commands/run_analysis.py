@@ -4,12 +4,12 @@ database; each job is claimed by one of them, and a killed worker's job is taken
 from __future__ import annotations
 
 import datetime as dt
-import signal
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from games.analysis import Budget
+from games.leases import LeaseWorker, WorkerCommand
 from games.review.worker import Worker
 
 
@@ -26,38 +26,22 @@ def parse_budget(text: str) -> Budget | None:
     return Budget(candidates=candidates, screen=screen, samples=samples)
 
 
-class Command(BaseCommand):
+class Command(WorkerCommand):
     help = "Analyse finished matches from the queue of analysis jobs, forever (a worker beside the servers)."
+    worker_name = "Analysis"
+    once_help = "run the claimable jobs, then exit"
+    default_lease = 120.0
+    lease_help = ("seconds a claimed job stays this worker's without news from it (default 120); a killed worker's "
+                  "job is taken again after that")
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("--once", action="store_true", help="run the claimable jobs, then exit")
+        super().add_arguments(parser)
         parser.add_argument("--budget", default="default",
                             help='play-outs per decision: "default" (each game\'s, bench/ANALYSIS.md) or '
                                  "CANDIDATES,SCREEN,SAMPLES for every game")
-        parser.add_argument("--lease", type=float, default=120.0,
-                            help="seconds a claimed job stays this worker's without news from it (default 120); "
-                                 "a killed worker's job is taken again after that")
-        parser.add_argument("--poll", type=float, default=1.0, help="seconds between looks at an empty queue")
 
-    def say(self, text: str) -> None:
-        self.stdout.write(text)
-        self.stdout.flush()  # a log read as it happens (./dev run's terminal, a test reading the pipe)
+    def worker(self, lease: dt.timedelta, *, budget: str = "default", **options: Any) -> Worker:
+        return Worker(lease=lease, budget=parse_budget(budget), say=self.say)
 
-    def handle(self, *args: Any, once: bool = False, budget: str = "default", lease: float = 120.0,
-               poll: float = 1.0, **options: Any) -> None:
-        if lease <= 0:
-            raise CommandError("--lease must be positive")
-        worker = Worker(lease=dt.timedelta(seconds=lease), budget=parse_budget(budget), say=self.say)
-
-        def stop(signum: int, frame: Any) -> None:
-            worker.stopping = True
-
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
-        if once:
-            count = worker.drain()
-            self.stdout.write(f"{count} job(s) run.")
-            return
-        self.say(f"Analysis worker {worker.token} started (Ctrl-C stops).")
-        worker.forever(poll)
-        self.stdout.write("Analysis worker stopped.")
+    def drained(self, worker: LeaseWorker, count: int) -> str:
+        return f"{count} job(s) run."

@@ -2,9 +2,9 @@
 (games.notify.mail.queue.may_mail: opted out or unverified since? dropped), words what is still news
 (compose.item), sends it as one email, and marks the rows sent.
 
-A claim is the analysis queue's (games.review.jobs): the candidate picked with ``SELECT ... FOR UPDATE SKIP
-LOCKED`` on PostgreSQL (SQLite, one writer at a time, needs no row lock), then a conditional UPDATE taking all of
-that person's queued rows (those not due yet too: that is the gathering) under a lease naming the worker's token.
+A claim is the leased queue's (games.leases, as the analysis jobs'): the person whose notice is due first
+picked, then a conditional UPDATE taking all of that person's queued rows (those not due yet too: that is the
+gathering) under a lease naming the worker's token.
 A worker killed with kill -9 leaves its rows "claimed" until the lease runs out, then the next worker takes and
 sends them; a killed worker can mark nothing afterwards (every write names its token). Between the mail
 server's "accepted" and the row's "sent" there is a moment in which a kill means the mail goes twice (at least
@@ -22,21 +22,18 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import smtplib
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives, get_connection
-from django.db import close_old_connections, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.models import User
 
+from ...leases import LeaseWorker, claim_first
 from ...models import Notice
-from ...review.jobs import new_worker_token
 from . import compose
 from .kinds import VERIFY
 from .queue import PERSON_FIELDS, may_mail, may_verify
@@ -70,25 +67,14 @@ def _takeable(now: dt.datetime) -> Q:
 
 def claim(worker: str, *, lease: dt.timedelta = DEFAULT_LEASE) -> Claimed | None:
     """Take every queued notice of the person whose notice is due first (or whose worker's lease ran out)."""
-    skip_locked = connection.features.has_select_for_update_skip_locked
-    for _ in range(20):  # another worker may take each candidate first: try the next one
-        now = timezone.now()
-        with transaction.atomic():
-            picked = None
-            for due in _due(now):
-                candidates = Notice.objects.filter(due).order_by("next_try_at", "id")
-                if skip_locked:
-                    candidates = candidates.select_for_update(skip_locked=True)
-                picked = candidates.values_list("user_id", flat=True).first()
-                if picked is not None:
-                    break
-            if picked is None:
-                return None
-            taken = Notice.objects.filter(_takeable(now), user_id=picked).update(
-                status=Status.CLAIMED, claimed_by=worker, lease_until=now + lease, attempts=F("attempts") + 1)
-        if taken:
-            return Claimed(picked, worker)
-    return None
+
+    def take(picked: int, now: dt.datetime) -> int:
+        return Notice.objects.filter(_takeable(now), user_id=picked).update(
+            status=Status.CLAIMED, claimed_by=worker, lease_until=now + lease, attempts=F("attempts") + 1)
+
+    picked = claim_first(lambda now: [Notice.objects.filter(due).order_by("next_try_at", "id") for due in _due(now)],
+                         "user_id", take)
+    return Claimed(picked, worker) if picked is not None else None
 
 
 def _mine(claimed: Claimed) -> Any:
@@ -115,11 +101,8 @@ def _refusal(error: Exception) -> tuple[bool, str]:
 
 
 @dataclass
-class Worker:
-    token: str = field(default_factory=new_worker_token)
+class Worker(LeaseWorker):
     lease: dt.timedelta = DEFAULT_LEASE
-    say: Callable[[str], None] = print
-    stopping: bool = False
     sent: int = 0  # emails the mail server accepted
     _connection: Any = None
 
@@ -137,23 +120,8 @@ class Worker:
             self._retry(claimed, list(_mine(claimed).values_list("pk", flat=True)), f"{type(error).__name__}")
         return True
 
-    def drain(self) -> int:
-        """Send until nothing is due; how many people's notices were claimed."""
-        count = 0
-        try:
-            while not self.stopping and self.run_one():
-                count += 1
-        finally:
-            self.close()
-        return count
-
-    def forever(self, poll: float = 1.0) -> None:
-        while not self.stopping:
-            close_old_connections()  # a long-lived process: a connection the database dropped is made again
-            if not self.run_one():
-                self.close()  # no SMTP connection is held open while the queue is empty
-                time.sleep(poll)
-        self.close()
+    def idle(self) -> None:
+        self.close()  # no SMTP connection is held open while the queue is empty
 
     def connection(self) -> Any:
         if self._connection is None:

@@ -110,7 +110,7 @@ def make_bot(owner: Any, username: str, scopes: tuple[str, ...] = ("play", "chal
 
 
 REPO = Path(__file__).resolve().parents[3]
-BRIDGE = REPO / "games" / "api" / "computer_gomori_bridge.py"
+BRIDGE = REPO / "clients" / "computer_gomori_bridge.py"
 PROTOCOL_BOT = REPO / "tests" / "games" / "gomori_protocol_bot.py"
 
 

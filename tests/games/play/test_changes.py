@@ -283,6 +283,28 @@ def test_illegal_or_malformed_action_changes_nothing(gomori_match: Match, alice:
         before.version, 0, before.state, 0)
 
 
+@pytest.mark.parametrize("error", [KeyError, TypeError, ValueError, IndexError, AttributeError])
+def test_an_action_the_engine_cannot_read_is_refused_as_one_it_does_not_know(
+    gomori_match: Match, alice: Any, error: type[Exception], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine whose own checks missed an action's odd shape fails on it in its code: the decider refuses it as
+    an illegal action (the one refusal every caller shows, the table's socket and the Bot API), nothing written."""
+    real = ENGINE.apply
+
+    def unreadable(state: Any, seat: int, action: Any) -> Any:
+        if isinstance(action, dict) and "odd" in action:
+            raise error("the engine tripped over it")
+        return real(state, seat, action)
+
+    monkeypatch.setattr(ENGINE, "apply", unreadable)
+    before = fresh(gomori_match)
+    action = {**ENGINE.legal_actions(state_of(gomori_match), 0)[0], "odd": [None]}
+    with pytest.raises(IllegalAction, match="That move is not one the game knows"):
+        playing.act(match_id=before.pk, user=alice, seat=0, action=action, expected_version=before.version)
+    after = fresh(before)
+    assert (after.version, after.move_count, after.state) == (before.version, 0, before.state)
+
+
 def test_only_the_seat_holder_acts_for_a_seat(gomori_match: Match, alice: Any, bob: Any, carol: Any) -> None:
     from django.contrib.auth.models import AnonymousUser
 

@@ -200,19 +200,18 @@ async def test_a_table_that_can_never_seat_two_people_has_no_players_chat_and_of
 async def test_pages_opening_on_a_table_share_one_read_of_each_room_and_see_every_line_since(
     ws_client: Callable[..., Any], alice: Any, bob: Any, carol: Any, start_gomori: Any, monkeypatch: Any
 ) -> None:
-    from games.play import owner
     from games.play.hub import hub
     from games.play.types import Line
 
     chat.throttle.buckets.clear()
     reads: list[str] = []
-    real = owner.recent
+    real = chat.recent
 
     def counted(**kw: Any) -> list[Line]:
         reads.append(kw["room"])
         return real(**kw)
 
-    monkeypatch.setattr(owner, "recent", counted)
+    monkeypatch.setattr(chat, "recent", counted)  # the live copy's kept lines read through it
     match = await database_sync_to_async(start_gomori)(alice, bob)
     (black,) = await opened(ws_client, match.pk, alice)
     (red,) = await opened(ws_client, match.pk, bob)

@@ -311,6 +311,34 @@ async def test_malformed_unknown_and_oversized_frames_get_an_error_and_the_game_
     assert (await load(match.pk)).version == version + 1
 
 
+async def test_an_action_the_engine_trips_over_is_refused_and_the_game_goes_on(
+    ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An action whose odd shape the engine's checks missed (it fails in the engine's code): the decider refuses
+    it as a move the game does not know, never a server error; nothing is written and the socket plays on."""
+    real = ENGINE.apply
+
+    def unreadable(state: Any, seat: int, action: Any) -> Any:
+        if "odd" in action:
+            raise {"key": KeyError, "type": TypeError, "index": IndexError}[action["odd"]]("tripped")
+        return real(state, seat, action)
+
+    monkeypatch.setattr(ENGINE, "apply", unreadable)
+    match = await database_sync_to_async(start_gomori)(alice, bob)
+    _, action, version = await legal_action(match.pk)
+    ok, _, black = await ws_client(match.pk, alice)
+    assert ok
+    await receive(black, 1)  # the page
+    for odd in ("key", "type", "index"):
+        await black.send_to(text_data=frame({**action, "odd": odd}, version))
+        assert "That move is not one the game knows." in error_text(await black.receive_from(timeout=5))
+    assert ((await load(match.pk)).version, await move_count(match.pk)) == (version, 0)
+    await black.send_to(text_data=frame(action, version))
+    await black.receive_from(timeout=5)
+    assert "not one the game knows" not in black.message  # the move's own update: no refusal
+    assert (await load(match.pk)).version == version + 1
+
+
 async def test_a_flood_of_frames_closes_the_socket(
     ws_client: Callable[..., Any], alice: Any, bob: Any, start_gomori: Any
 ) -> None:
