@@ -85,8 +85,7 @@ OWN = {"kits", "engines", "bots", "presenters", "migrations", "templates"}
 # game check, its bridge for a bot's author (and the page offering it) and its judge name the game they speak.
 ALLOWED: dict[str, str] = {
     "games/api/urls.py": "the Computer Gomori protocol's routes",
-    "games/api/views.py": "the Computer Gomori protocol's game check",
-    "games/api/computer_gomori_bridge.py": "the Computer Gomori protocol's bridge, a client program",
+    "games/api/gomori.py": "the Computer Gomori protocol's request and turn (its game check)",
     "games/api/pages.py": "the Computer Gomori bridge's download",
     "games/management/commands/gomori_judge.py": "the Computer Gomori protocol's judge",
 }
