@@ -17,7 +17,7 @@ from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.utils.crypto import constant_time_compare
 
-from games.faults import DATABASE, db_unavailable
+from games.core.faults import DATABASE, db_unavailable
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_SUSPENDED = 4423  # HTTP's 423 Locked: the account is suspended
@@ -119,13 +119,13 @@ class SessionBound(AsyncWebsocketConsumer):
         except Exception as error:
             if not db_unavailable(error):
                 raise
-            DATABASE.failed(error)  # said once per outage (games.faults)
+            DATABASE.failed(error)  # said once per outage (games.core.faults)
             if not self.accepted:  # accepted, so that the page reads the code (a refused handshake has none)
                 await self.accept()
             await self.close(code=CLOSE_TRY_AGAIN)
 
     async def layer_resumed(self, event: dict[str, Any]) -> None:
-        """The channel layer is back after an outage (games.layers): a socket that kept state from its news reads
+        """The channel layer is back after an outage (games.core.layers): a socket that kept state from its news reads
         it again (the notification socket); a table's copy is the hub's (games.play.hub)."""
 
     async def join_user_group(self, *, notices: bool = False) -> None:

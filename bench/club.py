@@ -497,7 +497,7 @@ class Result:
     lost: list[str]
     watchers: int
     pace: tuple[float, float] = (1.0, 5.0)
-    server_lag: dict[str, Any] | None = None  # the server's event loop over the window (games.lag)
+    server_lag: dict[str, Any] | None = None  # the server's event loop over the window (games.core.lag)
     client_lag: list[dict[str, Any]] = field(default_factory=list)  # each client process's own
 
     def p(self, kind: str, share: float) -> float | None:

@@ -162,7 +162,7 @@ def per_render(draw: Any, count: int, repeats: int) -> float:
 
 
 def timings(count: int, repeats: int) -> dict[str, float]:
-    from games.play.page import FragmentCache, SocketPage, log_count, page_view, render_fragment, table_context
+    from games.play.display import FragmentCache, SocketPage, log_count, page_view, render_fragment, table_context
 
     out: dict[str, float] = {}
     for game in PLAYERS:
@@ -220,7 +220,7 @@ def ui_choices(html_text: str, limit: int = 6) -> list[dict[str, Any]]:
 
 
 def table_part(part: str, context: dict[str, Any]) -> str:
-    from games.play.page import render_fragment
+    from games.play.display import render_fragment
 
     if "table_template" in context:
         return render_fragment(f"table_{part}", context)
@@ -232,7 +232,7 @@ def table_part(part: str, context: dict[str, Any]) -> str:
 def pages() -> dict[str, str]:
     """The HTML of every fragment for many positions, viewers, selections and match states."""
     from games.catalog import GAMES
-    from games.play.page import error_fragment, log_count, page_view, render_fragment, table_context
+    from games.play.display import error_fragment, log_count, page_view, render_fragment, table_context
 
     out: dict[str, str] = {}
 

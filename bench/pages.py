@@ -270,7 +270,7 @@ def pages_to_read() -> tuple[dict[str, str], str]:
     from django.db.models import Count
 
     from accounts.models import User
-    from games.history.rows import history_page
+    from games.history.display import history_page
     from games.models import FinishedMatch, Match, PlayerResult
 
     # A player with a median number of matches, as the "a player with 363 matches".

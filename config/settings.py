@@ -78,8 +78,8 @@ SERVE_MEDIA = env_bool("DJANGO_SERVE_MEDIA", True)
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
-# A form refused for its CSRF check is a page of the site that says why (games.errors).
-CSRF_FAILURE_VIEW = "games.errors.csrf_failure"
+# A form refused for its CSRF check is a page of the site that says why (games.core.errors).
+CSRF_FAILURE_VIEW = "games.core.errors.csrf_failure"
 
 INSTALLED_APPS = [
     "daphne",
@@ -133,13 +133,13 @@ TEMPLATES = [
         },
     },
     # The live table's fragments (drawn for every socket after every move) and the game tables, in
-    # templates/jinja2/: Jinja2 draws them 2.3-11 times faster (bench/fragments.py). games/jinja.py says
+    # templates/jinja2/: Jinja2 draws them 2.3-11 times faster (bench/fragments.py). games/core/jinja.py says
     # what its environment offers.
     {
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates" / "jinja2"],
         "APP_DIRS": False,
-        "OPTIONS": {"environment": "games.jinja.environment"},
+        "OPTIONS": {"environment": "games.core.jinja.environment"},
     },
 ]
 
@@ -191,8 +191,8 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            # Channels' Redis layer with pools that wait for a free connection rather than fail (games/layers.py).
-            "BACKEND": "games.layers.RedisChannelLayer",
+            # Channels' Redis layer with pools that wait for a free connection rather than fail (games/core/layers.py).
+            "BACKEND": "games.core.layers.RedisChannelLayer",
             # redis-py 8 times socket reads out after 5 s by default, the same 5 s channels-redis blocks
             # for in BZPOPMIN while a socket waits for messages: give reads a margin above that. At most
             # max_connections per process; an operation waits up to timeout seconds for one of them.
@@ -206,8 +206,8 @@ if REDIS_URL:
         }
     }
 else:
-    # Channels' in-memory layer, its sweep of expired messages once a second rather than per message (games/layers.py).
-    CHANNEL_LAYERS = {"default": {"BACKEND": "games.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}}
+    # Channels' in-memory layer, its sweep of expired messages once a second rather than per message (games/core/layers.py).
+    CHANNEL_LAYERS = {"default": {"BACKEND": "games.core.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}}
 
 AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [

@@ -20,11 +20,11 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 
 # A request that failed because the database is away is told so (503, the page reloads itself), not a bare 500.
-handler500 = "games.faults.server_error"
-# The others are pages of the site (its header, a plain reason, the way home); JSON under /api/ (games.errors).
-handler400 = "games.errors.bad_request"
-handler403 = "games.errors.permission_denied"
-handler404 = "games.errors.page_not_found"
+handler500 = "games.core.faults.server_error"
+# The others are pages of the site (its header, a plain reason, the way home); JSON under /api/ (games.core.errors).
+handler400 = "games.core.errors.bad_request"
+handler403 = "games.core.errors.permission_denied"
+handler404 = "games.core.errors.page_not_found"
 
 urlpatterns = [
     path("favicon.ico", favicon),

@@ -10,15 +10,15 @@ class GamesConfig(AppConfig):
         from . import (
             departures,
             endings,
-            faults,
             signals,  # noqa: F401  (post_migrate: the bot accounts; post_save: names on live tables)
         )
         from .challenges import services as challenges
+        from .core import faults
         from .lobby import invites  # noqa: F401  (sign-in: the seat a signed-out person chose)
         from .play import liveness, scheduler, stats_due
         from .tournaments import services
 
-        # The connection pool's every failed attempt to reach the database is said once per outage (games/faults.py).
+        # The connection pool's every failed attempt to reach the database is said once per outage (games.core.faults).
         faults.quiet_pool_attempts()
         # Who hears a match's end, and when (games/endings.py).
         endings.connect()

@@ -23,8 +23,8 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts.models import ApiToken, User
 
-from ..errors import NO_SUCH_ADDRESS
-from ..faults import DATABASE, RETRY_AFTER_SECONDS, db_unavailable
+from ..core.errors import NO_SUCH_ADDRESS
+from ..core.faults import DATABASE, RETRY_AFTER_SECONDS, db_unavailable
 from .tokens import authenticate
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,8 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
 
 def failure_response(request: HttpRequest, error: Exception) -> JsonResponse:
     """The answer to a request that failed: the database away is a 503 to try again (said once in the log, as every
-    outage: games.faults), anything else a 500 whose cause is logged. JSON either way, as every answer of the API."""
+    outage: games.core.faults), anything else a 500 whose cause is logged. JSON either way, as every answer of the
+    API."""
     if db_unavailable(error):
         DATABASE.failed(error)
         return error_response(503, "The server is busy for a moment (its database is not answering); nothing was "

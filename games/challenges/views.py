@@ -10,8 +10,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from ..core.web import SignedInRequest
 from ..play.snapshot import ServiceError
-from ..web import SignedInRequest
 from . import services as challenges
 from .queries import notices_html
 

@@ -15,16 +15,16 @@ from django.views.decorators.http import require_GET
 
 from accounts.models import User, Viewer
 
-from ..jinja import render_block
+from ..core.jinja import render_block
+from ..core.web import HtmxRequest
 from ..models import Match, Move
 from ..play.access import can_watch
 from ..results import OUTCOME_LABELS
-from ..web import HtmxRequest
-from . import queries, replay, rows
+from . import display, queries, replay
 from .forms import NAMES_LIST, HistoryFilterForm
 
 
-def history_table(page: rows.HistoryPage, viewer: Viewer) -> SafeString:
+def history_table(page: display.HistoryPage, viewer: Viewer) -> SafeString:
     """The page's table of matches, drawn by Jinja2 (templates/jinja2/games/history_table.html)."""
     if not page.rows:
         return mark_safe("")
@@ -98,7 +98,7 @@ def _history_response(request: HtmxRequest, form: HistoryFilterForm, subject: Us
     elif named.notice:
         page, notice = None, named.notice
     else:
-        page = rows.history_page(request.user, data, request.GET.get("page"), subject, request.GET.get("after"),
+        page = display.history_page(request.user, data, request.GET.get("page"), subject, request.GET.get("after"),
                                  opponent=named.person if fixed else None)
         notice = page.notice
     context = {

@@ -1,7 +1,7 @@
 """The notification socket's part in the lobby page (one of games.site.socket's parts, ?lobby=1): the lobby's lists
 redrawn as matches open, fill and finish, and as a turn changes hands (the lists say whose turn it is), at most
 twice a second however busy the club is; a watcher with nothing of their own in the lists is sent the drawing shared
-by every such watcher (games.lobby.live)."""
+by every such watcher (games.lobby.news)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from channels.db import database_sync_to_async
 
 from ..notify.parts import Part
 from ..play.news import LOBBY_GROUP
-from . import live
+from . import news
 
 
 class LobbyLists(Part):
@@ -46,11 +46,11 @@ class LobbyLists(Part):
         user = self.user
         # Asked before the pause, so that every watcher who heard the change asks for the shared drawing at the
         # same moment after it (and one drawing serves them all).
-        own = user.is_authenticated and await live.OWN.ask(user.pk)
+        own = user.is_authenticated and await news.OWN.ask(user.pk)
         await asyncio.sleep(max(0.0, heard + 0.5 - loop.time()))
         if own:
-            html = await database_sync_to_async(live.lists_html)(user, csrf)
-        else:  # the same lists as every other such watcher: drawn once for all of them (games.lobby.live)
-            _, shared = await live.DRAWS.get(None)
-            html = live.with_csrf(shared[user.is_authenticated], csrf)
+            html = await database_sync_to_async(news.lists_html)(user, csrf)
+        else:  # the same lists as every other such watcher: drawn once for all of them (games.lobby.news)
+            _, shared = await news.DRAWS.get(None)
+            html = news.with_csrf(shared[user.is_authenticated], csrf)
         await self.send(html)

@@ -16,17 +16,17 @@ from .. import boards
 from ..boards import why_not_at
 from ..catalog import GAMES
 from ..challenges.queries import challenges_of
+from ..core.web import HtmxRequest, SignedInRequest
 from ..notify.goto import send_the_others
 from ..play.create import create_match as create
 from ..play.decide import decide_abandon
 from ..play.seating import decide_cancel, decide_join, decide_leave
 from ..play.snapshot import Player, ServiceError
 from ..play.sync import run_change
-from ..pool.grid import quick_html
+from ..pool.display import quick_html
 from ..results import Outcome, Termination
-from ..tournaments.live import lobby_html as tournaments_html
-from ..web import HtmxRequest, SignedInRequest
-from . import page
+from ..tournaments.display import lobby_html as tournaments_html
+from . import display
 from .forms import CreateMatchForm, all_forms
 from .invites import remember_join
 
@@ -46,9 +46,9 @@ def _lobby_page(request: HttpRequest, forms: list[CreateMatchForm], *, open_game
         "quick": quick_html(request.user, sitter=sitter),
         "challenges": challenge_read.open,
         "challenge_read": challenge_read,  # the header's notices too (games_tags.notify_socket)
-        "create_forms": page.create_forms_html(forms, open_game=open_game, signed_in=request.user.is_authenticated,
+        "create_forms": display.create_forms_html(forms, open_game=open_game, signed_in=request.user.is_authenticated,
                                                csrf_token=csrf_token),
-        "lobby_lists": page.lists_html(request.user, csrf_token, sitter=sitter),
+        "lobby_lists": display.lists_html(request.user, csrf_token, sitter=sitter),
         "lobby_tournaments": mark_safe(tournaments_html(request.user, csrf_token)),
     }, status=status)
 
@@ -57,7 +57,7 @@ def _lobby_page(request: HttpRequest, forms: list[CreateMatchForm], *, open_game
 def play(request: HtmxRequest) -> HttpResponse:
     """The lobby: the create forms and the lists (only the lists for htmx)."""
     if request.htmx:
-        return HttpResponse(page.lists_html(request.user, get_token(request)))
+        return HttpResponse(display.lists_html(request.user, get_token(request)))
     return _lobby_page(request, all_forms())
 
 

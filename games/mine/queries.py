@@ -17,11 +17,11 @@ from django.utils import timezone
 from accounts.models import User
 
 from ..catalog import GAMES
+from ..core.web import Link
 from ..models import Match, Seat
 from ..play.clock import clock_label, is_correspondence
 from ..play.due import DueTime, due_time, left_text, seconds_text
 from ..play.wording import distinct_names
-from ..web import Link
 
 # What the page shows of a match: its game, whose move, its clock; never its state, options or result.
 MATCH_FIELDS = ("id", "game", "status", "created_at", "turn_started_at", "waiting_on", "clock", "clock_left",

@@ -101,7 +101,7 @@ class Part:
         """A frame from the page whose "op" is one of `ops` (already read as a JSON object)."""
 
     async def resumed(self) -> None:
-        """The channel layer is back after an outage (games.layers): read again what was heard from it."""
+        """The channel layer is back after an outage (games.core.layers): read again what was heard from it."""
 
     async def disconnect(self) -> None:
         """The socket closed (its groups are left for it): stop timers, give up what belongs to the socket."""

@@ -22,9 +22,9 @@ from accounts.models import User
 from accounts.sessions import user_group
 
 from ..models import ChatMessage, ChatMute
+from .display import render_fragment
 from .frames import Unreadable, int_field
 from .news import match_group
-from .page import render_fragment
 from .snapshot import ServiceError, Snapshot
 from .types import Line
 

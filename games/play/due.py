@@ -1,6 +1,6 @@
 """A match's due times as a person reads them: "due Sat 28 Nov, 14:05" in the reader's own time zone, "2 days
 3 h left" (the clock's own name, "3 days a move", is games.play.clock.clock_label). Pure (no database); the table
-(games.play.page) and My games (games.mine) word them here, in one place.
+(games.play.display) and My games (games.mine) word them here, in one place.
 
 A correspondence match's clock is {"kind": "days", "days": d, "seconds": d * 86400}: a limit per move counted
 in days, kept by the server like the limit per turn. Its due time is a date, not a countdown: pages never tick it.

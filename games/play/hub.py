@@ -18,7 +18,7 @@ from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
-from ..faults import DATABASE, backoff, db_unavailable, layer_unavailable
+from ..core.faults import DATABASE, backoff, db_unavailable, layer_unavailable
 from . import events
 from .news import match_group
 from .owner import LiveMatch
@@ -274,7 +274,7 @@ class Hub:
                 raise_if_cancelled()
                 if db_unavailable(error):
                     DATABASE.failed(error)
-                elif not layer_unavailable(error):  # the layer says its own outage once (games.layers)
+                elif not layer_unavailable(error):  # the layer says its own outage once (games.core.layers)
                     log.exception("live message")
                 await asyncio.sleep(0.1)
 

@@ -20,7 +20,7 @@ from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from .. import models
-from ..faults import DATABASE, db_unavailable
+from ..core.faults import DATABASE, db_unavailable
 from .snapshot import PRESENCE_STALE_SECONDS
 from .tasks import raise_if_cancelled
 
@@ -77,7 +77,7 @@ async def _beat() -> None:
         except Exception as error:
             raise_if_cancelled()
             if db_unavailable(error):
-                DATABASE.failed(error)  # said once per outage (games.faults); the next pulse tries again
+                DATABASE.failed(error)  # said once per outage (games.core.faults); the next pulse tries again
             else:
                 log.exception("process pulse")
 

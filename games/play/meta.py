@@ -1,7 +1,7 @@
 """What every viewer of a match may know about the match itself (its players, their presence and clocks, its
 status, its result), typed: TableMeta, made from a snapshot once per update and shared by its sockets.
 
-Each field says which of the page's fragments it redraws (`redraws`): games.play.page compares, for each
+Each field says which of the page's fragments it redraws (`redraws`): games.play.display compares, for each
 fragment, the values of the fields that redraw it (and what the fragment draws from the view), so a field added
 here redraws what it names and is never silently left out.
 """

@@ -19,7 +19,7 @@ from django.db import transaction
 
 from accounts.sessions import notices_group
 
-from ..layers import send_to_others
+from ..core.layers import send_to_others
 from ..models import Match
 from .snapshot import Player, Snapshot, State, Status, must_act_of
 

@@ -22,14 +22,14 @@ from channels.db import database_sync_to_async
 from django.urls import reverse
 from django.utils import timezone
 
+from ..core.faults import crash_point
 from ..engines.base import Engine, View
-from ..faults import crash_point
 from .bot_accounts import takeover_bot
 from .chat import KeptLines
 from .decide import Decider, decide_bot_turn, decide_move, decide_timeout, follow_end
+from .display import RenderCache
 from .liveness import ensure_pulse
 from .news import announce, tell_copies
-from .page import RenderCache
 from .presence import (
     Attendance,
     attendance,

@@ -16,8 +16,8 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from .. import lag
-from ..faults import DATABASE, db_unavailable
+from ..core import lag
+from ..core.faults import DATABASE, db_unavailable
 from ..models import Match
 from .hub import hub
 from .tasks import raise_if_cancelled
@@ -92,7 +92,7 @@ async def _loop() -> None:
         except Exception as error:  # the database may be briefly away; keep trying
             raise_if_cancelled()
             if db_unavailable(error):
-                DATABASE.failed(error)  # said once per outage (games.faults)
+                DATABASE.failed(error)  # said once per outage (games.core.faults)
             else:
                 log.exception("bot runner")
             await asyncio.sleep(1)
@@ -100,7 +100,7 @@ async def _loop() -> None:
 
 
 def ensure_running() -> None:
-    """Start the runner on the current event loop, once per process (and the lag monitor, if asked: games.lag)."""
+    """Start the runner on the current event loop, once per process (and the lag monitor, if asked: games.core.lag)."""
     global _task
     lag.start_if_asked()
     loop = asyncio.get_running_loop()

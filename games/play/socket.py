@@ -16,8 +16,8 @@ from django.urls import reverse
 from accounts.sessions import SessionBound
 
 from ..catalog import kit
+from ..core.faults import DATABASE, db_unavailable
 from ..engines.base import IllegalAction, View
-from ..faults import DATABASE, db_unavailable
 from .bot_accounts import takeover_bot
 from .chat import ChatSocket, muted_by
 from .decide import (
@@ -28,6 +28,7 @@ from .decide import (
     decide_rematch,
     decide_resign,
 )
+from .display import RenderCache, SocketPage, error_fragment, render_fragment, seat_notice, seat_notice_html
 from .frames import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
@@ -40,7 +41,6 @@ from .frames import (
 )
 from .hub import BUSY, hub
 from .owner import LiveMatch
-from .page import RenderCache, SocketPage, error_fragment, render_fragment, seat_notice, seat_notice_html
 from .presence import presence_of
 from .seating import decide_cancel, decide_leave, decide_retake
 from .snapshot import MatchMovedOn, ServiceError, Status

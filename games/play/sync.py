@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db import transaction
 
-from ..faults import crash_point
+from ..core.faults import crash_point
 from . import events
 from .decide import Decider, follow_end
 from .news import publish

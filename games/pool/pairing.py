@@ -30,7 +30,7 @@ import games.bots
 from accounts.models import User
 
 from .. import boards
-from ..locks import advisory_xact_lock
+from ..core.locks import advisory_xact_lock
 from ..models import Match, Seat, Seek
 from ..notify.goto import send_to_match
 from ..play.create import create_table

@@ -17,7 +17,7 @@ from ..models import Seek
 from ..notify.parts import Part
 from ..play.snapshot import ServiceError
 from . import matchmaking, pairing
-from .grid import quick_html
+from .display import quick_html
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from accounts.models import Viewer
 
+from ..core.web import Link
 from ..models import PlayerStats
-from ..web import Link
 from .rules import is_provisional
 
 

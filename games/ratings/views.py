@@ -8,7 +8,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
 from ..catalog import GAMES
-from ..jinja import render_block
+from ..core.jinja import render_block
 from . import queries
 from .glicko2 import START_DEVIATION, START_RATING
 from .leaderboard import leaderboard_rows

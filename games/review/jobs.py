@@ -1,7 +1,7 @@
 """The queue of analysis jobs: one row per match (models.AnalysisJob), made when a rated match finishes or on
 request, claimed by workers, renewed while they run, stored when done.
 
-A claim is the leased queue's (games.leases): the row goes to a worker's token only if it is still queued, or
+A claim is the leased queue's (games.core.leases): the row goes to a worker's token only if it is still queued, or
 running under a lease that ran out (its worker was killed). Every later write of the worker (progress, result,
 failure, release) also names its token, so a worker that lost its lease (paused past it, then woke up) writes
 nothing: a job is never finished twice, and never lost while a worker is alive or dead.
@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from ..leases import claim_first
+from ..core.leases import claim_first
 from ..models import AnalysisJob, Match
 from ..play.snapshot import Snapshot, Status
 

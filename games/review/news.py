@@ -23,7 +23,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.template.loader import render_to_string
 
 from ..models import AnalysisJob, Match
-from . import present
+from . import display
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +37,8 @@ def analysis_group(match_id: int) -> str:
 
 def section_html(match: Match, job: AnalysisJob | None) -> str:
     """The analysis section as every watcher of the match gets it (no step, no "Analyse" button)."""
-    names = present.names_of(match)
-    panel = present.panel(match, job, names)
+    names = display.names_of(match)
+    panel = display.panel(match, job, names)
     return render_to_string("games/_analysis.html", {"analysis": panel, "oob": True})
 
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis import ANALYSIS_VERSION, DEFAULT_BUDGETS, AnalysisError, Budget, analyse
-from ..leases import LeaseWorker
+from ..core.leases import LeaseWorker
 from ..models import Match, Move
 from ..notify.mail import queue as mail
-from . import jobs, news, present
+from . import display, jobs, news
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ class Worker(LeaseWorker):
             self._fail(job, str(error))
             return
         data: dict[str, Any] = result.to_json(candidates=False)
-        present.word_marks(match.game, match.players, match.seed, match.options, actions, data["decisions"])
+        display.word_marks(match.game, match.players, match.seed, match.options, actions, data["decisions"])
         accuracy = [s.accuracy if s.accuracy is None else round(s.accuracy, 1) for s in result.seats]
         if jobs.complete(job, data, accuracy, version=ANALYSIS_VERSION):
             news.publish(match.pk)

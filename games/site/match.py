@@ -10,8 +10,8 @@ from django.views.decorators.http import require_http_methods
 
 from ..boards import is_clocked, why_not
 from ..play.access import code_matches
+from ..play.display import page_fragments, page_view, seat_notice, seat_notice_html, table_context
 from ..play.meta import table_meta
-from ..play.page import page_fragments, page_view, seat_notice, seat_notice_html, table_context
 from ..play.presence import attendance
 from ..play.snapshot import Status, engine_of
 from ..play.store import load

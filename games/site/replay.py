@@ -18,20 +18,21 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.models import Viewer
 
 from ..catalog import GAMES, kit
+from ..core.web import HtmxRequest
 from ..engines import get_engine
 from ..history import queries, replay
 from ..models import Match, Seat
 from ..play.access import can_watch
+from ..play.display import page_fragments, render_fragment, table_context
 from ..play.meta import TableMeta, table_meta
-from ..play.page import page_fragments, render_fragment, table_context
 from ..play.presence import presence_of
 from ..play.snapshot import NOTES_KEPT
 from ..play.store import snapshot_of
 from ..play.wording import describe_result, format_event, sentences
-from ..review import jobs, present
+from ..review import display as present
+from ..review import jobs
 from ..review import news as review_news
 from ..review import queries as review_queries
-from ..web import HtmxRequest
 
 
 @dataclass

@@ -67,7 +67,7 @@ class NotifyConsumer(SessionBound):
         Channels would fail the socket on it (every page's header closed by a mute)."""
 
     async def layer_resumed(self, event: dict[str, Any]) -> None:
-        """The channel layer is back after an outage (games.layers): what this page hears from it is read again,
+        """The channel layer is back after an outage (games.core.layers): what this page hears from it is read again,
         as a reconnecting page would (its turns, its challenges, the lobby's lists and grid, the tournament)."""
         for part in self.parts:
             await part.resumed()

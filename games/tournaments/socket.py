@@ -1,6 +1,6 @@
 """The notification socket's part in tournaments (one of games.site.socket's parts): a tournament page's socket
 (?tournament=, &code= for a private one) joins its group when the person may see it, and redraws the public
-fragments (drawn once per process for every socket on it: games.tournaments.live.REDRAWS) and the person's own box
+fragments (drawn once per process for every socket on it: games.tournaments.display.REDRAWS) and the person's own box
 as it changes."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from ..notify.parts import Part, Socket
-from . import live, news
+from . import display, news
 from .queries import visible
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ class TournamentFollow(Part):
         await self.join(news.group(found.pk))
         self.tournament = int(found.pk)
         # The page was drawn a moment ago: its own box is this one.
-        self.tournament_shown["mine"] = await database_sync_to_async(live.mine_html)(
+        self.tournament_shown["mine"] = await database_sync_to_async(display.mine_html)(
             self.tournament, self.user, self.socket.csrf())
 
     async def accepted(self) -> None:
@@ -73,8 +73,8 @@ class TournamentFollow(Part):
         began = float("-inf")
         while self.tournament_heard >= began:
             try:
-                began, public = await live.REDRAWS.get(tournament)
-                mine = await database_sync_to_async(live.mine_html)(tournament, self.user, self.socket.csrf())
+                began, public = await display.REDRAWS.get(tournament)
+                mine = await database_sync_to_async(display.mine_html)(tournament, self.user, self.socket.csrf())
             except asyncio.CancelledError:
                 raise
             except Exception:  # the page keeps what it shows; the next change draws it again

@@ -16,9 +16,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from ..core.web import SignedInRequest
 from ..play.snapshot import ServiceError
-from ..web import SignedInRequest
-from . import lists, live, queries, services
+from . import display, lists, queries, services
 from .forms import NewTournamentForm
 
 
@@ -42,8 +42,8 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     if code:
         query["code"] = code
     context = {
-        **live.public_context(tournament),
-        **live.mine_context(tournament, request.user, get_token(request), code),
+        **display.public_context(tournament),
+        **display.mine_context(tournament, request.user, get_token(request), code),
         "ws_url": "/ws/notify/?" + urlencode(query),
         "server_now_ms": int(timezone.now().timestamp() * 1000),
     }

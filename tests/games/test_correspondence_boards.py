@@ -24,7 +24,7 @@ from games.play.clock import clock_spec
 from games.play.create import create_table
 from games.play.snapshot import ServiceError
 from games.pool import pairing
-from games.pool.grid import grid
+from games.pool.display import grid
 from games.tournaments import services
 
 pytestmark = pytest.mark.django_db(transaction=True)

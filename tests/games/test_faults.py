@@ -1,6 +1,7 @@
-"""games/faults.py in process: which errors are the database or Redis away, an outage said in one line each way however
-many operations meet it, and what a page or a program is answered while the database is away (a 503 that says so,
-JSON under /api/). The faults themselves, with real processes and servers: tests/games/play/test_faults_*.py."""
+"""games.core.faults in process: which errors are the database or Redis away, an outage said in one line each way
+however many operations meet it, and what a page or a program is answered while the database is away (a 503 that
+says so, JSON under /api/). The faults themselves, with real processes and servers:
+tests/games/play/test_faults_*.py."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from django.db import DatabaseError, IntegrityError, InterfaceError, Operational
 from django.test import Client
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from games import faults
+from games.core import faults
 
 
 def wrapped(error: Exception, cause: BaseException) -> Exception:
@@ -38,7 +39,7 @@ def test_which_errors_are_the_database_away() -> None:
 
 def test_an_outage_is_said_once_when_it_begins_and_once_when_it_ends(caplog: pytest.LogCaptureFixture) -> None:
     outage = faults.Outage("The thing", "pages wait")
-    with caplog.at_level(logging.INFO, logger="games.faults"):
+    with caplog.at_level(logging.INFO, logger="games.core.faults"):
         assert not outage.answered()  # nothing to say while it is up
         for _ in range(90):
             outage.failed(ConnectionRefusedError("Connection refused"))

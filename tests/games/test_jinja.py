@@ -1,4 +1,4 @@
-"""The Jinja2 environment of the live table's templates (games/jinja.py): what it adds to Jinja2, and its strictness."""
+"""The live table's Jinja2 environment (games.core.jinja): what it adds to Jinja2, and its strictness."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import jinja2
 import pytest
 from django.utils.safestring import mark_safe
 
-from games.jinja import card_face, fragments_environment
-from games.play.page import error_fragment, render_fragment
+from games.core.jinja import card_face, fragments_environment
+from games.play.display import error_fragment, render_fragment
 from games.presenters import card
 
 

@@ -1,4 +1,4 @@
-"""The in-memory channel layer (games.layers.InMemoryChannelLayer): Channels' own, its sweep of expired messages
+"""The in-memory channel layer (games.core.layers.InMemoryChannelLayer): Channels' own, its sweep of expired messages
 once a second instead of on every message; what it sweeps is still swept."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 import channels.layers
 import pytest
 
-from games.layers import InMemoryChannelLayer
+from games.core.layers import InMemoryChannelLayer
 
 
 async def test_a_burst_of_group_sends_sweeps_once_and_every_member_gets_each_message(

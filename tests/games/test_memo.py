@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from games.memo import Memo
+from games.core.memo import Memo
 
 
 def test_the_memo_makes_each_value_once_and_empties_when_full():

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from games.analysis import Budget
-from games.leases import LeaseWorker, WorkerCommand
+from games.core.leases import LeaseWorker, WorkerCommand
 from games.review.worker import Worker
 
 

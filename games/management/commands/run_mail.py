@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from games.leases import LeaseWorker, WorkerCommand
+from games.core.leases import LeaseWorker, WorkerCommand
 from games.notify.mail.worker import Worker
 
 

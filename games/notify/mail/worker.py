@@ -2,7 +2,7 @@
 (games.notify.mail.queue.may_mail: opted out or unverified since? dropped), words what is still news
 (compose.item), sends it as one email, and marks the rows sent.
 
-A claim is the leased queue's (games.leases, as the analysis jobs'): the person whose notice is due first
+A claim is the leased queue's (games.core.leases, as the analysis jobs'): the person whose notice is due first
 picked, then a conditional UPDATE taking all of that person's queued rows (those not due yet too: that is the
 gathering) under a lease naming the worker's token.
 A worker killed with kill -9 leaves its rows "claimed" until the lease runs out, then the next worker takes and
@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from accounts.models import User
 
-from ...leases import LeaseWorker, claim_first
+from ...core.leases import LeaseWorker, claim_first
 from ...models import Notice
 from . import compose
 from .kinds import VERIFY

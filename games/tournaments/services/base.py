@@ -11,7 +11,7 @@ from typing import Any
 from django.db import transaction
 
 from ...catalog import GAMES
-from ...locks import advisory_xact_lock
+from ...core.locks import advisory_xact_lock
 from ...models import Tournament
 from ...play.clock import clock_spec, correspondence_clocks
 from ...play.snapshot import ServiceError

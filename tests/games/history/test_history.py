@@ -16,7 +16,7 @@ from django.utils import timezone
 from factories import client_for
 from history_helpers import bulk_finished_matches
 
-from games.history.rows import PAGE_SIZE
+from games.history.display import PAGE_SIZE
 from games.models import Match, PlayerStats
 from games.play.bot_accounts import ensure_bot_accounts
 from games.ratings.leaderboard import is_provisional

@@ -23,13 +23,13 @@ from factories import client_for
 from history_helpers import bulk_finished_matches, play_random, start_match
 
 from accounts.avatars import generated_avatar_version
-from games.history import rows
+from games.core.web import Link
+from games.history import display
+from games.history.display import finished_text
 from games.history.queries import players_named
-from games.history.rows import finished_text
 from games.models import Match, PlayerStats, Seat
 from games.play.bot_accounts import ensure_bot_accounts
 from games.ratings.leaderboard import whole
-from games.web import Link
 
 pytestmark = pytest.mark.django_db
 
@@ -110,7 +110,7 @@ def test_the_replay_page_costs_a_fixed_number_of_queries(club: Club, django_asse
 
 def test_the_history_count_stops_at_the_cap(club: Club, monkeypatch: pytest.MonkeyPatch,
                                             django_assert_num_queries: Any) -> None:
-    monkeypatch.setattr(rows, "COUNT_CAP", 100)
+    monkeypatch.setattr(display, "COUNT_CAP", 100)
     client = client_for()
     first = client.get("/history/")
     html = first.content.decode()
@@ -126,7 +126,7 @@ def test_the_history_count_stops_at_the_cap(club: Club, monkeypatch: pytest.Monk
 
 
 def test_the_capped_count_reads_at_most_the_cap(club: Club, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rows, "COUNT_CAP", 100)
+    monkeypatch.setattr(display, "COUNT_CAP", 100)
     from django.test.utils import CaptureQueriesContext
 
     with CaptureQueriesContext(connection) as captured:
@@ -238,7 +238,7 @@ def test_older_pages_follow_the_last_row_read_without_overlap_or_gap(club: Club,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Page 2 reached by page 1's "Older" link starts after page 1's last row: matches finishing between the two
     reads neither repeat a row (as page numbers did) nor hide one; a plain ?page=N is still read by its number."""
-    monkeypatch.setattr(rows, "PAGE_SIZE", 10)  # a player's history in the club is shorter than two full pages
+    monkeypatch.setattr(display, "PAGE_SIZE", 10)  # a player's history in the club is shorter than two full pages
     client = client_for(club.people[2])
     first = client.get(base)
     older = _older_link(first.content.decode())
@@ -266,7 +266,7 @@ def test_older_pages_follow_the_last_row_read_without_overlap_or_gap(club: Club,
 
 def test_a_position_reads_back_exactly_and_anything_else_is_ignored(club: Club) -> None:
     moment = dt.datetime(2026, 3, 29, 1, 59, 59, 999_999, tzinfo=dt.UTC)
-    assert rows.parse_position(rows.position_text(moment, 42)) == (moment, 42)
+    assert display.parse_position(display.position_text(moment, 42)) == (moment, 42)
     for junk in ("", None, "12", "a-1", "1-b", "-1-2", "1" * 40 + "-1", "1-2-3"):
-        assert rows.parse_position(junk) is None
+        assert display.parse_position(junk) is None
     assert client_for().get("/history/?page=2&after=nonsense").context["history"].page.number == 2

@@ -1,4 +1,4 @@
-"""The lobby drawn by Jinja2 (games/lobby/page.py, templates/jinja2/games/lobby.html and form_fields.html).
+"""The lobby drawn by Jinja2 (games/lobby/display.py, templates/jinja2/games/lobby.html and form_fields.html).
 
 Its create forms are drawn from the widgets' own context rather than by Django's widget templates: each field
 must come out as Django would draw it, unbound and with errors, for every game. The page must also hold
@@ -18,7 +18,7 @@ from django.urls import reverse
 from factories import client_for, make_user
 
 from games.catalog import GAMES
-from games.jinja import fragments_environment
+from games.core.jinja import fragments_environment
 from games.lobby.forms import CreateMatchForm, FieldView, all_forms, field_view
 from games.models import Match
 

@@ -63,7 +63,7 @@ def redis_layers(count: int, **config: Any) -> list[Any]:
     this test's own."""
     import uuid
 
-    from games.layers import RedisChannelLayer
+    from games.core.layers import RedisChannelLayer
 
     base = dict(settings.CHANNEL_LAYERS["default"].get("CONFIG", {}))
     prefix = f"layer-test-{uuid.uuid4().hex[:8]}"

@@ -16,8 +16,8 @@ from openings import opened_on_turn
 from games.models import Match, Presence, Seat
 from games.play.clock import clock_spec
 from games.play.create import SeatSpec, create_match
+from games.play.display import render_fragment, table_context
 from games.play.meta import table_meta
-from games.play.page import render_fragment, table_context
 from games.play.presence import presence_of, presence_open
 from games.play.snapshot import ServiceError, engine_of, state_of
 from games.play.store import load

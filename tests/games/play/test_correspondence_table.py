@@ -13,8 +13,8 @@ from days_matches import make_days_match
 from factories import client_for, make_match
 
 from games.play.clock import clock_spec
+from games.play.display import RenderCache, SocketPage
 from games.play.due import date_text
-from games.play.page import RenderCache, SocketPage
 from games.play.snapshot import state_of
 from games.play.store import load
 

@@ -82,7 +82,7 @@ def log_lines(server: Daphne, text: str) -> list[str]:
 
 
 def assert_quiet(*servers: Daphne) -> None:
-    """No traceback in a server's log: each fault is one line (games.faults)."""
+    """No traceback in a server's log: each fault is one line (games.core.faults)."""
     for server in servers:
         log = server.log.read_text(errors="replace")
         assert "Traceback" not in log, log[-6000:]

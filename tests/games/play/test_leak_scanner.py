@@ -33,8 +33,8 @@ from django.test import Client
 from leaks import Knowledge, Scan, SocketPage, clean_page, faces, hidden_places, problems, view_places
 
 from games.catalog import GAMES
+from games.core.jinja import card_face
 from games.engines import SLUGS, get_engine
-from games.jinja import card_face
 from games.models import Match, Move
 from games.play import scheduler
 from games.play.create import SeatSpec, create_match
@@ -394,7 +394,7 @@ async def test_a_leak_planted_in_the_live_core_is_found(
     deck's next tile in the open hand), planted in the live core's render cache: the bug the scanner is for,
     the first frame of a socket that may not see it gives it away."""
     from games.engines.ruhd import TILE_IDS, TILES
-    from games.play.page import RenderCache, page_view
+    from games.play.display import RenderCache, page_view
     from games.play.snapshot import engine_of
 
     def leaky(self: Any, seat: int | None) -> dict[str, Any] | None:

@@ -19,9 +19,9 @@ from games.play.bot_accounts import bot_player
 from games.play.clock import clock_now, clock_spec
 from games.play.create import SeatSpec, create_match
 from games.play.decide import abort_allowed
+from games.play.display import SocketPage, page_view, table_context
 from games.play.finish import finish
 from games.play.meta import table_meta
-from games.play.page import SocketPage, page_view, table_context
 from games.play.scheduler import due_bot_matches
 from games.play.seating import decide_join, hand_to_bot
 from games.play.snapshot import Change, Player, ServiceError, state_of

@@ -17,8 +17,8 @@ from django.urls import reverse
 from sockets import closed_within_a_second, open_with, signed_in_client
 from test_socket import ENGINE, check_view, frame, legal_action, load, receive
 
-from games.jinja import piece
-from games.play import page, store
+from games.core.jinja import piece
+from games.play import display, store
 from games.play.news import match_group
 from games.play.snapshot import Snapshot
 
@@ -292,13 +292,13 @@ async def test_each_viewer_is_presented_once_an_update_however_many_sockets_show
         await socket.settle()
 
     presented: list[int | None] = []
-    real = page.table_context
+    real = display.table_context
 
     def counting(meta: Any, view: Any, seat: int | None, *args: Any, **kwargs: Any) -> Any:
         presented.append(seat)
         return real(meta, view, seat, *args, **kwargs)
 
-    monkeypatch.setattr(page, "table_context", counting)
+    monkeypatch.setattr(display, "table_context", counting)
     seat, action, version = await legal_action(match.pk)
     await sockets["alice" if seat == 0 else "bob"][1].send_to(text_data=frame(action, version))
     pages = {name: await socket.settle() for name, (_, socket) in sockets.items()}

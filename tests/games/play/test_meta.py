@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from games.models import Match
+from games.play.display import SocketPage, page_view
 from games.play.meta import FRAGMENTS, PlayerLine, TableMeta, table_meta
-from games.play.page import SocketPage, page_view
 from games.play.snapshot import engine_of, state_of
 from games.play.store import load
 

@@ -10,8 +10,8 @@ import pytest
 from games.engines import get_engine
 from games.models import Match
 from games.moderation import annul_result
+from games.play.display import render_fragment, table_context
 from games.play.meta import table_meta
-from games.play.page import render_fragment, table_context
 from games.play.presence import presence_of
 from games.play.snapshot import ServiceError, engine_of, state_of
 from games.play.store import load

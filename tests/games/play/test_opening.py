@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from games.models import Match, Seat
 from games.play.create import create_table
+from games.play.display import render_fragment, table_context
 from games.play.meta import table_meta
-from games.play.page import render_fragment, table_context
 from games.play.presence import presence_close, presence_of, presence_open
 from games.play.snapshot import PRESENCE_OPENING_SECONDS, ServiceError, engine_of, state_of
 from games.play.store import load

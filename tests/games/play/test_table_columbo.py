@@ -418,8 +418,8 @@ async def test_solo_against_the_clock(ws_client: Callable[..., Any], alice: Any,
 def test_a_card_action_counts_down_until_the_bot_draws_and_its_lapse_is_logged(alice: Any) -> None:
     """A card action (7-Q) lasts until the next card is drawn: when a bot draws next, the board counts down its
     known pause; the draw that ends it says so in the log."""
+    from games.play.display import render_fragment, table_context
     from games.play.meta import table_meta
-    from games.play.page import render_fragment, table_context
 
     match = create_match(creator=alice, game="columbo", players=2, seats=[SeatSpec("bot", "reference")],
                                   options={"rounds": 1}, seed=3)

@@ -25,8 +25,8 @@ from games.engines.rummy import ALL_CODES, POS_RANK, best_meld
 from games.models import Match
 from games.play import store
 from games.play.create import SeatSpec, create_match
+from games.play.display import render_fragment, table_context
 from games.play.meta import table_meta
-from games.play.page import render_fragment, table_context
 from games.play.presence import presence_of
 from games.presenters import rummy as presenter
 from games.presenters import spoken_name

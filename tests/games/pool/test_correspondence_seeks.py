@@ -13,7 +13,7 @@ from factories import make_user
 
 from games.models import Seek
 from games.pool import pairing
-from games.pool.grid import waiting_counts
+from games.pool.display import waiting_counts
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from factories import make_user
 
 from games.models import PlayerStats
 from games.pool import matchmaking, pairing
-from games.pool.grid import grid, quick_html
+from games.pool.display import grid, quick_html
 
 pytestmark = pytest.mark.django_db
 

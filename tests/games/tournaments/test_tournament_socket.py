@@ -18,7 +18,7 @@ from tournament_play import win
 
 from config.asgi import application
 from games.models import Entrant, Tournament
-from games.tournaments import live, news, services
+from games.tournaments import display, news, services
 
 Headers = Callable[..., list[tuple[bytes, bytes]]]
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -92,20 +92,20 @@ async def test_a_burst_of_changes_is_drawn_once_for_every_socket_of_the_process(
     for socket in sockets:
         await socket.receive_from(timeout=5)  # the catch-up
     drawn: list[int] = []
-    real = live.REDRAWS.draw
+    real = display.REDRAWS.draw
 
     def counted(tournament_id: int) -> str:
         drawn.append(tournament_id)
         return real(tournament_id)
 
-    monkeypatch.setattr(live.REDRAWS, "draw", counted)
+    monkeypatch.setattr(display.REDRAWS, "draw", counted)
     await sync_to_async(Tournament.objects.filter(pk=arena.pk).update)(name="Renamed arena")
     layer = get_channel_layer()
     for _ in range(10):
         await layer.group_send(news.group(arena.pk), {"type": "tournament.changed", "id": arena.pk})
     for socket in sockets:
         assert "Renamed arena" in await socket.receive_from(timeout=5)
-        assert await socket.receive_nothing(timeout=live.COALESCE_SECONDS * 2)
+        assert await socket.receive_nothing(timeout=display.COALESCE_SECONDS * 2)
     assert drawn == [arena.pk]  # ten changes, three sockets: one drawing
     for socket in sockets:
         await socket.disconnect()

@@ -16,8 +16,8 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from ..catalog import kit
+from ..core.jinja import render_block
 from ..engines.base import View
-from ..jinja import render_block
 from ..presenters import Timing
 from .clock import clock_label, is_correspondence
 from .due import due_time

@@ -16,7 +16,7 @@ from accounts.models import Viewer
 
 from .. import boards
 from ..catalog import GAMES
-from ..jinja import render_block
+from ..core.jinja import render_block
 from ..models import Seek
 from ..play.bot_accounts import LEVEL_TITLES
 from . import matchmaking

@@ -15,9 +15,9 @@ from django.utils.safestring import SafeString, mark_safe
 from accounts.models import Viewer
 
 from ..boards import Sitter, is_clocked, refusal, sitter_of
-from ..jinja import render_block
+from ..core.jinja import render_block
+from ..core.web import Link
 from ..models import Match
-from ..web import Link
 from . import queries
 from .forms import CreateMatchForm, FieldView, field_view
 
@@ -89,7 +89,7 @@ def create_forms_html(forms: list[CreateMatchForm], *, open_game: str, signed_in
 
 def lists_html(user: Viewer, csrf_token: str, *, sitter: Sitter | None = None) -> SafeString:
     """The three lists (#lobby-lists): this person's matches, those waiting for players, those to watch, each
-    match with the URLs its line links to (one reverse() per URL name, games.web.Link)."""
+    match with the URLs its line links to (one reverse() per URL name, games.core.web.Link)."""
     lists = queries.lobby_lists(user)
     page, join = Link("match", numeric=True), Link("join_match", numeric=True)
     cancel, abandon = Link("cancel_match", numeric=True), Link("abandon_match", numeric=True)

@@ -25,7 +25,7 @@ from django.templatetags.static import static
 from django.utils.html import escape
 from django.views.defaults import server_error as django_server_error
 
-log = logging.getLogger("games.faults")
+log = logging.getLogger("games.core.faults")
 
 
 class Outage:

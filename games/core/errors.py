@@ -1,7 +1,7 @@
 """The site's error pages (handler400/403/404 and CSRF_FAILURE_VIEW): the site's header and navigation, a plain
 reason and a way home, not Django's bare "Not Found". Under /api/ the same refusals are JSON, as every answer of
 the Bot API. The 500 page is templates/500.html, drawn by Django's own server_error without a request or the
-database (games.faults.server_error decides between it, its JSON and the 503 of a database that is away)."""
+database (games.core.faults.server_error decides between it, its JSON and the 503 of a database that is away)."""
 
 from __future__ import annotations
 

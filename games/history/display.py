@@ -17,7 +17,7 @@ page numbers people link to. Past the cap the page says "more than" and pages re
 COUNT_CAP matches; the filters (dates, game, player) reach any older one.
 
 Each row is built once into display-ready values (names, avatar and profile URLs, texts): the page
-template only lays them out. The URLs come from games.web.Link (one reverse() a page) and the avatars'
+template only lays them out. The URLs come from games.core.web.Link (one reverse() a page) and the avatars'
 from a cache keyed by what they are made from (accounts.avatars.generated_avatar_url).
 """
 
@@ -36,11 +36,11 @@ from django.utils.functional import cached_property
 from accounts.models import User, Viewer
 
 from ..catalog import GAMES
+from ..core.web import Link
 from ..models import Match, Seat
 from ..play.wording import describe_result, distinct_names
 from ..results import Outcome, SeatOutcome
 from ..review.queries import accuracies
-from ..web import Link
 from . import queries
 
 PAGE_SIZE = 50

@@ -1,4 +1,4 @@
-"""The lobby's lists on its sockets (games.lobby.live): the drawing shared by every watcher with nothing of their
+"""The lobby's lists on its sockets (games.lobby.news): the drawing shared by every watcher with nothing of their
 own is exactly what that person's own drawing would be, with their CSRF secret in its forms; a person with a match
 or a tournament of their own gets their own; no text in a list can take the secret's place."""
 
@@ -13,8 +13,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 from factories import make_match, make_user
 
-from games.lobby import live
-from games.shared_draw import Gathered
+from games.core.shared_draw import Gathered
+from games.lobby import news
 from games.tournaments import services as tournaments
 
 pytestmark = pytest.mark.django_db
@@ -32,36 +32,36 @@ def a_busy_lobby() -> None:
 def test_the_shared_drawing_is_exactly_each_watcher_s_own_with_their_csrf_secret() -> None:
     a_busy_lobby()
     watcher = make_user("watcher")
-    assert not live.has_own(watcher)
-    shared = live._public(True)
+    assert not news.has_own(watcher)
+    shared = news._public(True)
     assert "<csrf-slot>" in shared and 'value="<csrf-slot>"' in shared  # the Join forms' slot
-    assert live.with_csrf(shared, "secret-1") == live.lists_html(watcher, "secret-1")
-    assert live.with_csrf(live._public(False), "secret-2") == live.lists_html(AnonymousUser(), "secret-2")
+    assert news.with_csrf(shared, "secret-1") == news.lists_html(watcher, "secret-1")
+    assert news.with_csrf(news._public(False), "secret-2") == news.lists_html(AnonymousUser(), "secret-2")
     assert "Join" in shared and "secret" not in shared
-    assert live._public_both() == {True: shared, False: live._public(False)}  # the sockets' one drawing of both
+    assert news._public_both() == {True: shared, False: news._public(False)}  # the sockets' one drawing of both
 
 
 def test_a_person_with_a_match_or_a_tournament_of_their_own_gets_their_own_drawing() -> None:
     a_busy_lobby()
     player = make_user("player")
     make_match(creator=player, game="gomori", seats=("open",))
-    assert live.has_own(player)
+    assert news.has_own(player)
     entrant = make_user("entrant")
     arena = tournaments.create_tournament(creator=make_user("boss", is_staff=True), kind="arena", game="rummy",
                                           clock_key="3+2", minutes=30, starts_at=timezone.now() + timedelta(hours=2))
-    assert not live.has_own(entrant)
+    assert not news.has_own(entrant)
     tournaments.join(tournament_id=arena.pk, user=entrant)
-    assert live.has_own(entrant)
-    assert live.lists_html(entrant, "s") != live.with_csrf(live._public(True), "s")  # "Open", not "Join"
+    assert news.has_own(entrant)
+    assert news.lists_html(entrant, "s") != news.with_csrf(news._public(True), "s")  # "Open", not "Join"
 
 
 def test_no_text_in_the_lists_can_take_the_place_of_the_secret() -> None:
     sly = make_user("sly", display_name="<csrf-slot>")
     make_match(creator=sly, game="gomori", seats=("open",))
-    html = live.with_csrf(live._public(True), "my-secret")
+    html = news.with_csrf(news._public(True), "my-secret")
     assert "&lt;csrf-slot&gt;" in html  # the name, escaped, stays a name
     assert html.count("my-secret") == html.count('name="csrfmiddlewaretoken"')
-    assert live.with_csrf("<csrf-slot>", '"><script>') == "&quot;&gt;&lt;script&gt;"
+    assert news.with_csrf("<csrf-slot>", '"><script>') == "&quot;&gt;&lt;script&gt;"
 
 
 def test_owners_answers_for_many_people_at_once_in_three_queries(django_assert_max_num_queries: Any) -> None:
@@ -73,9 +73,9 @@ def test_owners_answers_for_many_people_at_once_in_three_queries(django_assert_m
                                         starts_at=timezone.now() + timedelta(hours=2))
     tournaments.join(tournament_id=cup.pk, user=entrant)
     with django_assert_max_num_queries(3):
-        found = live.owners(frozenset({seated.pk, maker.pk, entrant.pk, idle.pk}))
+        found = news.owners(frozenset({seated.pk, maker.pk, entrant.pk, idle.pk}))
     assert found == {seated.pk, maker.pk, entrant.pk}
-    assert [live.has_own(u) for u in (seated, maker, entrant, idle)] == [True, True, True, False]
+    assert [news.has_own(u) for u in (seated, maker, entrant, idle)] == [True, True, True, False]
 
 
 async def test_asks_made_together_share_one_read_and_a_later_ask_gets_a_read_of_its_own() -> None:

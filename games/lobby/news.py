@@ -15,10 +15,10 @@ from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import User, Viewer
 
+from ..core.shared_draw import Gathered, SharedDraw
 from ..models import Entrant, Match, Seat, Tournament
-from ..shared_draw import Gathered, SharedDraw
-from ..tournaments import live as tournament_live
-from . import page
+from ..tournaments import display as tournament_display
+from . import display
 
 # Where each socket's CSRF secret goes: markup, so the text of a name or a match can never be mistaken for it.
 CSRF_SLOT = mark_safe("<csrf-slot>")
@@ -30,7 +30,7 @@ GATHER_SECONDS = 0.005
 
 def lists_html(viewer: Viewer, csrf_token: str) -> str:
     """The lobby's lists and its tournaments for this person (#lobby-lists, #lobby-tournaments)."""
-    return page.lists_html(viewer, csrf_token) + tournament_live.lobby_html(viewer, csrf_token)
+    return display.lists_html(viewer, csrf_token) + tournament_display.lobby_html(viewer, csrf_token)
 
 
 def _public(signed_in: bool) -> str:
@@ -40,8 +40,8 @@ def _public(signed_in: bool) -> str:
 def _public_both(_: None = None) -> dict[bool, str]:
     """_public for the signed in and the signed out, from one read of the lists: they are the same lists (no
     Join is refused to someone with nothing of their own); only the tournaments' buttons differ."""
-    lists = page.lists_html(AnonymousUser(), CSRF_SLOT)
-    return {signed_in: lists + tournament_live.lobby_html(NOBODY_SIGNED_IN if signed_in else AnonymousUser(),
+    lists = display.lists_html(AnonymousUser(), CSRF_SLOT)
+    return {signed_in: lists + tournament_display.lobby_html(NOBODY_SIGNED_IN if signed_in else AnonymousUser(),
                                                           CSRF_SLOT)
             for signed_in in (False, True)}
 

@@ -64,7 +64,7 @@ class RedisChannelLayer(ChannelsRedisChannelLayer):
     so when it answers again they are all joined again, and every socket in them is handed RESUMED, to read again
     what it missed. The other processes' copies of a match catch up by reading its version
     (games.play.hub: the version sweep). One line is logged when Redis goes and one when it is back
-    (games.faults.CHANNEL_LAYER)."""
+    (games.core.faults.CHANNEL_LAYER)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -81,7 +81,7 @@ class RedisChannelLayer(ChannelsRedisChannelLayer):
     # -- riding through an outage --------------------------------------------------------------------------
 
     def _away(self, error: BaseException) -> None:
-        """An operation met Redis away: said once (games.faults), and a probe watches for its return."""
+        """An operation met Redis away: said once (games.core.faults), and a probe watches for its return."""
         CHANNEL_LAYER.failed(error)
         if self._probe is None or self._probe.done():
             self._probe = asyncio.get_running_loop().create_task(self._watch_for_return())
