@@ -206,7 +206,7 @@ if REDIS_URL:
         }
     }
 else:
-    # Channels' in-memory layer, its sweep of expired messages once a second rather than per message (games/core/layers.py).
+    # Channels' in-memory layer, sweeping expired messages once a second rather than per message (games.core.layers).
     CHANNEL_LAYERS = {"default": {"BACKEND": "games.core.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}}
 
 AUTH_USER_MODEL = "accounts.User"
