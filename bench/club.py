@@ -63,7 +63,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.live import bench_env, free_port, print_profile, server_cpu, start_daphne, start_profiler  # noqa: E402
-from games import lag  # noqa: E402  (no Django: the server's monitor, and the clients' own)
+from games.core import lag  # noqa: E402  (no Django: the server's monitor, and the clients' own)
 
 GAMES = ("gomori", "columbo", "ruhd", "rummy")
 KINDS = ("ack", "opponent", "spectator", "turn cue", "lobby", "chat")

@@ -76,3 +76,29 @@ def client_for(user: Any = None, **kwargs: Any) -> Any:
     if user is not None:
         client.force_login(user)
     return client
+
+
+_finished_seeds = itertools.count(700)
+
+
+def finished_match(users: Sequence[Any], winner: int, at: Any) -> Any:
+    """A finished Gomori match of these users that `winner` (a seat) won at `at`, counted as a real end counts it:
+    listed in the history, its statistics and ratings recorded, the rating changes in its result box."""
+    from datetime import timedelta
+
+    from games.models import FinishedMatch, Match, Seat
+    from games.ratings import stats
+
+    match = Match.objects.create(
+        game="gomori", players=len(users), seed=next(_finished_seeds), status=Match.Status.FINISHED, options={},
+        version=1, started_at=at - timedelta(minutes=5), finished_at=at,
+        result={"scores": [0] * len(users), "winners": [winner], "draw": False, "reason": "normal"},
+    )
+    for index, user in enumerate(users):
+        Seat.objects.create(match=match, index=index, user=user, joined_at=match.started_at, final_score=0,
+                            place=1 if index == winner else 2)
+    FinishedMatch.objects.create(match_id=match.pk, game=match.game, finished_at=at, is_public=True, with_bots=False)
+    changes = stats.record_finished(match)
+    Match.objects.filter(pk=match.pk).update(result={**match.result, "ratings": changes})
+    match.refresh_from_db()
+    return match

@@ -4,42 +4,23 @@ flag is written; with no listener, annulling writes the flag and nothing else (m
 
 from __future__ import annotations
 
-import datetime as dt
-import itertools
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.utils import timezone
+from factories import finished_match
 
 from games import moderation
 from games.history import listing
-from games.models import FinishedMatch, Match, PlayerResult, PlayerStats, Seat
+from games.models import FinishedMatch, Match, PlayerResult, PlayerStats
 from games.play import events
 from games.play.snapshot import Snapshot
 from games.ratings import rebuild, stats
 from games.tournaments import record
 
 pytestmark = pytest.mark.django_db
-
-_seeds = itertools.count(900)
-
-
-def finished(users: list[Any], winner: int, at: dt.datetime) -> Match:
-    """A finished two-player match as the records have it, listed and counted as a real one is."""
-    match = Match.objects.create(
-        game="gomori", players=len(users), seed=next(_seeds), status=Match.Status.FINISHED, options={}, version=1,
-        started_at=at - dt.timedelta(minutes=5), finished_at=at,
-        result={"scores": [0] * len(users), "winners": [winner], "draw": False, "reason": "normal"},
-    )
-    for index, user in enumerate(users):
-        Seat.objects.create(match=match, index=index, user=user, joined_at=match.started_at, final_score=0,
-                            place=1 if index == winner else 2)
-    FinishedMatch.objects.create(match_id=match.pk, game=match.game, finished_at=at, is_public=True, with_bots=False)
-    stats.record_finished(match)
-    return match
-
 
 def figures() -> dict[tuple[int, str], list[Any]]:
     return {(r.user_id, r.game): [getattr(r, f) for f in stats.STATS_FIELDS] for r in PlayerStats.objects.all()}
@@ -53,7 +34,7 @@ def test_endings_names_every_listener_of_an_annulment() -> None:
 def test_each_listener_hears_the_annulment_once_with_the_flag_written(
     monkeypatch: pytest.MonkeyPatch, alice: Any, bob: Any
 ) -> None:
-    match = finished([alice, bob], 0, timezone.now())
+    match = finished_match([alice, bob], 0, timezone.now())
     heard: list[tuple[str, int, bool, bool]] = []
 
     def spying(listener: Callable[[Snapshot], None]) -> Callable[[Snapshot], None]:
@@ -78,7 +59,7 @@ def test_with_no_listener_an_annulment_writes_the_flag_and_nothing_else(
     monkeypatch: pytest.MonkeyPatch, alice: Any, bob: Any
 ) -> None:
     """Fails if games.moderation undoes anything itself, beside the event."""
-    match = finished([alice, bob], 0, timezone.now())
+    match = finished_match([alice, bob], 0, timezone.now())
     before = figures()
     monkeypatch.setattr(events, "_annulled", ())
     after = moderation.annul_result(match.pk)
@@ -93,7 +74,7 @@ def test_with_no_listener_an_annulment_writes_the_flag_and_nothing_else(
 def test_a_listener_that_fails_leaves_nothing_annulled(monkeypatch: pytest.MonkeyPatch, alice: Any,
                                                        bob: Any) -> None:
     """Heard in the annulment's transaction: a crash in a listener cannot keep the flag without the recompute."""
-    match = finished([alice, bob], 0, timezone.now())
+    match = finished_match([alice, bob], 0, timezone.now())
     before = figures()
 
     def broken(snap: Snapshot) -> None:

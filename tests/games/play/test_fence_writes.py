@@ -5,7 +5,6 @@ it read. Each raced by another change: the stale one is refused, and nothing wri
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 from typing import Any
 
 import orjson
@@ -13,17 +12,18 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.utils import timezone
+from factories import finished_match
 
 from games import moderation
 from games.engines import get_engine
-from games.models import FinishedMatch, Match, Move, Seat
+from games.models import FinishedMatch, Match, Move
 from games.play import create
 from games.play.create import set_public
 from games.play.decide import decide_move
 from games.play.news import match_group
 from games.play.snapshot import state_of
 from games.play.store import commit, fenced_update, load
-from games.ratings import rebuild, stats
+from games.ratings import rebuild
 
 pytestmark = pytest.mark.django_db
 
@@ -95,7 +95,7 @@ def test_a_privacy_switch_decided_before_a_move_is_decided_again(
 
 
 def test_the_history_copies_follow_the_switch(alice: Any, bob: Any) -> None:
-    match = finished([alice, bob], 0, timezone.now())
+    match = finished_match([alice, bob], 0, timezone.now())
     set_public(match_id=match.pk, is_public=False)
     assert FinishedMatch.objects.get(match=match).is_public is False
     assert Match.objects.get(pk=match.pk).version == match.version + 1
@@ -104,28 +104,8 @@ def test_the_history_copies_follow_the_switch(alice: Any, bob: Any) -> None:
 # ---------------------------------------------------------------------------------------------
 # A rebuild's result boxes
 
-_seeds = itertools.count(700)
-
-
-def finished(users: list[Any], winner: int, at: dt.datetime) -> Match:
-    """A finished two-player match counted as a real one is, its result box saying what it did to the ratings."""
-    match = Match.objects.create(
-        game="gomori", players=len(users), seed=next(_seeds), status=Match.Status.FINISHED, options={}, version=1,
-        started_at=at - dt.timedelta(minutes=5), finished_at=at,
-        result={"scores": [0] * len(users), "winners": [winner], "draw": False, "reason": "normal"},
-    )
-    for index, user in enumerate(users):
-        Seat.objects.create(match=match, index=index, user=user, joined_at=match.started_at, final_score=0,
-                            place=1 if index == winner else 2)
-    FinishedMatch.objects.create(match_id=match.pk, game=match.game, finished_at=at, is_public=True, with_bots=False)
-    changes = stats.record_finished(match)
-    Match.objects.filter(pk=match.pk).update(result={**match.result, "ratings": changes})
-    match.refresh_from_db()
-    return match
-
-
 def test_the_fence_refuses_a_stale_version(alice: Any, bob: Any) -> None:
-    match = finished([alice, bob], 0, timezone.now())
+    match = finished_match([alice, bob], 0, timezone.now())
     assert not fenced_update(match.pk, match.version - 1, result={"stale": True})
     assert Match.objects.get(pk=match.pk).result == match.result
     assert fenced_update(match.pk, match.version, result={**match.result, "fresh": True})
@@ -137,8 +117,8 @@ def test_a_rebuild_racing_a_change_lays_its_box_on_what_that_change_wrote(
     monkeypatch: pytest.MonkeyPatch, alice: Any, bob: Any, carol: Any
 ) -> None:
     start = timezone.now() - dt.timedelta(hours=1)
-    annulled = finished([bob, carol], 0, start)
-    last = finished([carol, alice], 1, start + dt.timedelta(minutes=10))
+    annulled = finished_match([bob, carol], 0, start)
+    last = finished_match([carol, alice], 1, start + dt.timedelta(minutes=10))
     real = rebuild.fenced_update
     raced: list[int] = []
 
