@@ -32,8 +32,8 @@ PLAYERS = {"gomori": 2, "columbo": 3, "ruhd": 3, "rummy": 2}  # the timed positi
 TABLES = (("gomori", 2), ("columbo", 3), ("columbo", 1), ("ruhd", 2), ("ruhd", 3), ("ruhd", 4), ("rummy", 2))
 NAMES = ["Alice", "Bob <b>&'\"", "Chloé", "Dan"]
 FRAGMENTS = ("players", "status", "error", "board", "hand", "log", "log_entries")
-# An away player's claim deadline: still running (25 s ahead of the run), and passed.
-AWAY_UNTIL = datetime.now(UTC) + timedelta(seconds=25.5)
+# An away player's claim deadline: still running (an hour ahead: a slow run never passes it), and passed.
+AWAY_UNTIL = datetime.now(UTC) + timedelta(seconds=3600.5)
 AWAY_SINCE = datetime.now(UTC) - timedelta(seconds=1)
 
 
