@@ -18,6 +18,7 @@ import secrets
 import signal
 import socket
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,19 +61,20 @@ def claim_first(candidates: Callable[[dt.datetime], Iterable[QuerySet[Any]]], ke
 
 
 @dataclass
-class LeaseWorker:
+class LeaseWorker(ABC):
     """A worker's loop: claim and do one piece of work (run_one, the queue's own), until told to stop."""
 
     token: str = field(default_factory=new_worker_token)
     say: Callable[[str], None] = print
     stopping: bool = False
 
+    @abstractmethod
     def run_one(self) -> bool:
         """Claim and do one piece of work; False when nothing was claimable."""
-        raise NotImplementedError
 
     def idle(self) -> None:
         """Nothing to do for now, or done: what the worker holds open between pieces of work is let go."""
+        return None  # a worker that holds nothing open lets nothing go
 
     def drain(self) -> int:
         """Work until nothing is claimable; how many pieces were claimed."""
@@ -95,7 +97,7 @@ class LeaseWorker:
             self.idle()
 
 
-class WorkerCommand(BaseCommand):
+class WorkerCommand(BaseCommand, ABC):
     """The shell of a worker's management command: --once, --lease, --poll; SIGTERM and Ctrl-C stop the worker
     between two steps of its work (it gives back what it holds), and it says when it starts and stops."""
 
@@ -113,13 +115,13 @@ class WorkerCommand(BaseCommand):
         self.stdout.write(text)
         self.stdout.flush()  # a log read as it happens (./dev run's terminal, a test reading the pipe)
 
+    @abstractmethod
     def worker(self, lease: dt.timedelta, **options: Any) -> LeaseWorker:
         """The command's worker, made from its options."""
-        raise NotImplementedError
 
+    @abstractmethod
     def drained(self, worker: LeaseWorker, count: int) -> str:
         """What --once says at the end."""
-        raise NotImplementedError
 
     def stopped(self, worker: LeaseWorker) -> str:
         return f"{self.worker_name} worker stopped."

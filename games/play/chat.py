@@ -198,7 +198,8 @@ class ChatSocket(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ship
     muted: frozenset[int]
 
     async def send_error(self, message: str) -> None:
-        raise NotImplementedError
+        """Tell this socket's page what was refused: the match socket's own (MatchConsumer.send_error)."""
+        raise NotImplementedError("a ChatSocket is mixed into the match socket, which says its errors")
 
     @property
     def room(self) -> str:
