@@ -32,6 +32,7 @@ over the same database (the club grows as needed).
     .venv/bin/python bench/club.py -n 100                       # SQLite in /tmp, in-memory channel layer
     .venv/bin/python bench/club.py -n 1000 --clients 2 --warmup 40
     .venv/bin/python bench/club.py --find-max -n 50 --max-minutes 10
+    .venv/bin/python bench/club.py --find-max -n 50 --processes 2 --database-url ... --redis-url ...
     .venv/bin/python bench/club.py -n 100 --database-url postgres://postgres@127.0.0.1:5432/x \\
         --redis-url redis://127.0.0.1:6379/5   # (or DATABASE_URL / REDIS_URL): the bench's own database,
                                                 # cardclub_club on that server, is dropped and created anew
@@ -236,10 +237,10 @@ class Client:
     """One client process's share of the club, run over [start, stop] (perf_counter times, shared by every
     process on Linux) and measured over [measure_from, stop]."""
 
-    def __init__(self, port: int, slots: list[Slot], watchers: list[str], start: float, ramp: float,
+    def __init__(self, ports: list[int], slots: list[Slot], watchers: list[str], start: float, ramp: float,
                  measure_from: float, stop: float, seed: int, pace: tuple[float, float] = (1.0, 5.0),
                  chat_every: float = 60.0) -> None:
-        self.port, self.slots, self.watchers, self.pace = port, slots, watchers, pace
+        self.ports, self.slots, self.watchers, self.pace = ports, slots, watchers, pace
         self.chat_every = chat_every
         self.start, self.ramp, self.measure_from, self.stop = start, ramp, measure_from, stop
         self.seed = seed
@@ -262,12 +263,20 @@ class Client:
         if not future.cancelled() and future.exception() is None:
             self.record("turn cue", sent, future.result())
 
+    def port_for(self, path: str, cookie: str | None) -> int:
+        """The process a socket goes to, as the README's proxy sends it: a match's sockets (its table's and its
+        players' notification sockets, `here=<match>`) by the match's number, the others by who opens them."""
+        found = MATCH_IN_PATH.search(path)
+        key = int(found.group(1) or found.group(2)) if found else sum((cookie or path).encode())
+        return self.ports[key % len(self.ports)]
+
     async def connect(self, path: str, cookie: str | None, page: bool = False) -> Sock:
         import websockets
 
         headers = {"Cookie": cookie} if cookie else {}
-        ws = await websockets.connect(f"ws://127.0.0.1:{self.port}{path}", additional_headers=headers,
-                                      origin=f"http://127.0.0.1:{self.port}", max_size=2**23, open_timeout=60,
+        port = self.port_for(path, cookie)
+        ws = await websockets.connect(f"ws://127.0.0.1:{port}{path}", additional_headers=headers,
+                                      origin=f"http://127.0.0.1:{port}", max_size=2**23, open_timeout=60,
                                       ping_interval=None, compression=None)
         self.stats["sockets"] += 1
         return Sock(ws, self.stats, page)
@@ -439,7 +448,10 @@ class Client:
 slot_players: dict[int, dict[int, Sock]] = {}  # each table's player sockets while its match is open
 
 
-def run_client(port: int, slots: list[Slot], watchers: list[str], start: float, ramp: float, measure_from: float,
+MATCH_IN_PATH = re.compile(r"/ws/m/(\d+)/|[?&]here=(\d+)")
+
+
+def run_client(ports: list[int], slots: list[Slot], watchers: list[str], start: float, ramp: float, measure_from: float,
                stop: float, seed: int, pace: tuple[float, float], chat_every: float,
                lag_file: str | None = None) -> dict[str, Any]:
     import gc
@@ -452,7 +464,7 @@ def run_client(port: int, slots: list[Slot], watchers: list[str], start: float, 
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
-    client = Client(port, slots, watchers, start, ramp, measure_from, stop, seed, pace, chat_every)
+    client = Client(ports, slots, watchers, start, ramp, measure_from, stop, seed, pace, chat_every)
     client.lag_file = lag_file
     return asyncio.run(client.run())
 
@@ -499,6 +511,8 @@ class Result:
     pace: tuple[float, float] = (1.0, 5.0)
     server_lag: dict[str, Any] | None = None  # the server's event loop over the window (games.core.lag)
     client_lag: list[dict[str, Any]] = field(default_factory=list)  # each client process's own
+    server_cpus: list[float] = field(default_factory=list)  # each server process's share (--processes)
+    other_lags: list[dict[str, Any] | None] = field(default_factory=list)  # the loops of servers 2..K
 
     def p(self, kind: str, share: float) -> float | None:
         values = sorted(self.latencies[kind])
@@ -530,7 +544,8 @@ class Result:
         return {"n": self.n, "window": self.window, "kinds": kinds, "server_cpu": self.server_cpu, "rss": self.rss,
                 "rss_peak": self.rss_peak, "client_cpu": self.client_cpu, "stats": self.stats, "lost": self.lost,
                 "watchers": self.watchers, "passes": {name: self.passes(name)[0] for name in CRITERIA},
-                "server_lag": self.server_lag, "client_lag": self.client_lag}
+                "server_lag": self.server_lag, "client_lag": self.client_lag, "server_cpus": self.server_cpus,
+                "other_lags": self.other_lags}
 
     def print(self) -> None:
         moves = self.stats["moves"]
@@ -549,6 +564,9 @@ class Result:
             print(f"  {kind:<10} {len(values):>8} {percentile(values, 0.5) * 1000:8.1f} "
                   f"{percentile(values, 0.99) * 1000:8.1f} {values[-1] * 1000:8.1f}")
         clients = " + ".join(f"{share:.1%}" for share in self.client_cpu)
+        if len(self.server_cpus) > 1:
+            print("  server processes' CPU: " + " + ".join(f"{share:.1%}" for share in self.server_cpus)
+                  + " of a core; RSS summed below")
         print(f"  server CPU {self.server_cpu:.1%} of a core, RSS {self.rss / 2**20:.0f} MiB "
               f"(peak {self.rss_peak / 2**20:.0f} MiB); client CPU {clients} of a core")
         if self.server_lag:
@@ -557,6 +575,10 @@ class Result:
                   f"{loop['over_20ms']} ticks over 20 ms, {loop['over_50ms']} over 50 ms")
             for stall in loop["stalls"][:STALLS_SHOWN]:
                 print(f"    {stall['count']:>4} stalls, {stall['ms']:>7.1f} ms: {where(stall['stack'])}")
+        for index, other in enumerate(self.other_lags, start=2):
+            if other:
+                print(f"  server {index} loop lag: p50 {other['p50_ms']} ms, p99 {other['p99_ms']} ms, max "
+                      f"{other['max_ms']} ms; {other['over_20ms']} ticks over 20 ms, {other['over_50ms']} over 50 ms")
         for index, own in enumerate(self.client_lag):
             print(f"  client {index} loop lag: p50 {own['p50_ms']} ms, p99 {own['p99_ms']} ms, max {own['max_ms']} "
                   f"ms; {own['over_20ms']} ticks over 20 ms")
@@ -566,41 +588,47 @@ class Result:
 
 def measure(club: Club, n: int, env: dict[str, str], *, warmup: float, window: float, clients: int, seed: int,
             pace: tuple[float, float] = (1.0, 5.0), chat_every: float = 60.0, lobby_share: float = 0.2,
-            profile: str | None = None) -> Result:
+            profile: str | None = None, processes: int = 1) -> Result:
     from django.db import connections
 
     slots, watchers = club.slots[:n], club.watchers[:watchers_of(n, lobby_share)]
     connections.close_all()  # the client processes are forked: none of them may share this one's connections
-    port = free_port()
+    ports = [free_port() for _ in range(processes)]
     lag_dir = Path(tempfile.mkdtemp(prefix="club-lag-"))
-    server_lag_file = lag_dir / "server.json"
-    server = start_daphne("config.asgi:application", port, {**env, "GAMES_LAG_MONITOR": str(server_lag_file)})
+    lag_files = [lag_dir / f"server{k}.json" for k in range(processes)]
+    servers = [start_daphne("config.asgi:application", port, {**env, "GAMES_LAG_MONITOR": str(lag_file)})
+               for port, lag_file in zip(ports, lag_files, strict=True)]
+    server = servers[0]  # the one --profile samples
     try:
         start = time.perf_counter() + 1.0
         measure_from, stop = start + warmup, start + warmup + window
         ramp = warmup / 2
         context = multiprocessing.get_context("fork")
         with context.Pool(clients) as pool:
-            pending = [pool.apply_async(run_client, (port, slots[i::clients], watchers[i::clients], start, ramp,
+            pending = [pool.apply_async(run_client, (ports, slots[i::clients], watchers[i::clients], start, ramp,
                                                      measure_from, stop, seed, pace, chat_every,
                                                      str(lag_dir / f"client{i}.json")))
                        for i in range(clients)]
             time.sleep(max(0.0, measure_from - time.perf_counter()))
-            (lag_dir / "server.json.reset").touch()  # the server's monitor counts the window only
+            for lag_file in lag_files:  # each server's monitor counts the window only
+                lag_file.with_name(lag_file.name + ".reset").touch()
             spy = start_profiler(server.pid, profile) if profile else None
-            cpu = server_cpu(server.pid)
+            cpus = [server_cpu(one.pid) for one in servers]
             time.sleep(max(0.0, stop - time.perf_counter()))
-            cpu = server_cpu(server.pid) - cpu
-            rss, peak = rss_of(server.pid)
-            time.sleep(lag.WRITE_SECONDS + 0.5)  # the monitor's summary of the window, written since
-            server_lag = json.loads(server_lag_file.read_text()) if server_lag_file.exists() else None
+            cpus = [server_cpu(one.pid) - before for one, before in zip(servers, cpus, strict=True)]
+            memory = [rss_of(one.pid) for one in servers]
+            rss, peak = sum(m[0] for m in memory), sum(m[1] for m in memory)
+            time.sleep(lag.WRITE_SECONDS + 0.5)  # the monitors' summaries of the window, written since
+            server_lags = [json.loads(f.read_text()) if f.exists() else None for f in lag_files]
             if spy is not None:
                 spy.send_signal(2)
                 spy.wait(timeout=120)
             outcomes = [job.get(timeout=MOVE_TIMEOUT * 4 + 60) for job in pending]
     finally:
-        server.terminate()
-        server.wait()
+        for one in servers:
+            one.terminate()
+        for one in servers:
+            one.wait()
     latencies: dict[str, list[float]] = {kind: [] for kind in KINDS}
     stats: dict[str, int] = {}
     lost: list[str] = []
@@ -623,9 +651,10 @@ def measure(club: Club, n: int, env: dict[str, str], *, warmup: float, window: f
                 at = bisect.bisect_right(times, sent)
                 if at < len(times):
                     latencies["lobby"].append(times[at] - sent)
-    return Result(n, window, latencies, cpu / window, rss, peak,
+    return Result(n, window, latencies, sum(cpus) / window, rss, peak,
                   [outcome["cpu"] / window for outcome in outcomes], stats, lost, len(watchers), pace,
-                  server_lag, [outcome["lag"] for outcome in outcomes if outcome.get("lag")])
+                  server_lags[0], [outcome["lag"] for outcome in outcomes if outcome.get("lag")],
+                  [cpu / window for cpu in cpus], server_lags[1:])
 
 
 def main() -> None:
@@ -650,6 +679,9 @@ def main() -> None:
     parser.add_argument("--redis-url", help="Redis channel layer (e.g. redis://127.0.0.1:6379/5)")
     parser.add_argument("--profile", action="store_true", help="py-spy the server over the window")
     parser.add_argument("--json", help="also write each step's figures to this file (a JSON list)")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="server processes (daphne), each match's sockets sent to one by its number as the "
+                             "README's proxy does; more than one needs PostgreSQL and Redis")
     args = parser.parse_args()
 
     # Thousands of sockets: the soft limit on open files up to the hard one (the server inherits it).
@@ -659,6 +691,8 @@ def main() -> None:
         os.environ["DATABASE_URL"] = args.database_url
     if args.redis_url:
         os.environ["REDIS_URL"] = args.redis_url
+    if args.processes > 1 and not (os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL")):
+        parser.error("--processes above 1 needs PostgreSQL and Redis (--database-url, --redis-url)")
     if os.environ.get("DATABASE_URL"):
         os.environ["DATABASE_URL"] = bench_database(os.environ["DATABASE_URL"])
     # This run's own channel-layer keys, should Redis be shared with other runs or tests.
@@ -684,10 +718,11 @@ def main() -> None:
             built = time.perf_counter() - began
             warmup = args.warmup if args.warmup is not None else 15 + n / 25
             print(f"-- N={n}: database {database}, channel layer {layer}, club built/grown in {built:.0f} s, "
-                  f"warm-up {warmup:.0f} s, window {window:.0f} s, {args.clients} client process(es)", flush=True)
+                  f"warm-up {warmup:.0f} s, window {window:.0f} s, {args.clients} client process(es), "
+                  f"{args.processes} server process(es)", flush=True)
             result = measure(club, n, env, warmup=warmup, window=window, clients=args.clients, seed=args.seed,
                              pace=tuple(args.pace), chat_every=args.chat_every, lobby_share=args.lobby_share,
-                             profile=profile)
+                             profile=profile, processes=args.processes)
             result.print()
             if args.json:
                 results.append(result.summary())
