@@ -4,7 +4,9 @@ every stall longer than 20 ms, the stack of the code that held the loop meanwhil
 Switched on by GAMES_LAG_MONITOR=<file> (off, nothing runs: no task, no thread). A task on the loop ticks every
 TICK seconds and records how late each tick was; a watchdog thread looks every few milliseconds at when the loop
 last ticked, and when that is older than STALL it takes the loop thread's stack (sys._current_frames) once per
-stall, so the stack named is the code running when the loop should have ticked. Every WRITE_SECONDS the summary is
+stall, so the stack named is the code running when the loop should have ticked; a stall met during a collection
+of the garbage collector is named after the collection instead (any thread's allocation may start one, and it holds
+every thread), and each generation's collections are timed (gc.callbacks). Every WRITE_SECONDS the summary is
 written to the file as JSON (percentiles, counts over 20 and 50 ms, the stacks that stalled most), for the
 benchmarks to read (bench/club.py) and a person to look at. No Django: the bench's clients use it too.
 """
@@ -12,6 +14,7 @@ benchmarks to read (bench/club.py) and a person to look at. No Django: the bench
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import sys
@@ -41,8 +44,11 @@ class LagMonitor:
         self.started = time.monotonic()
         self.task: asyncio.Task[None] | None = None
         self.stop = threading.Event()
+        self.collecting: tuple[int, float] | None = None  # (generation, since) while a collection runs
+        self.collections: dict[int, list[float]] = {0: [], 1: [], 2: []}  # seconds each collection took
 
     def start(self) -> None:
+        gc.callbacks.append(self._collection)
         self.task = self.loop.create_task(self._tick())
         threading.Thread(target=self._watch, name="lag-watchdog", daemon=True).start()
 
@@ -66,14 +72,26 @@ class LagMonitor:
                     self.reset()
                 self.write()
 
+    def _collection(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.collecting = (info["generation"], time.perf_counter())
+        elif self.collecting is not None:
+            generation, since = self.collecting
+            self.collecting = None
+            self.collections[generation].append(time.perf_counter() - since)
+
     def _watch(self) -> None:
         while not self.stop.wait(TICK / 4):
             if self.caught is None and time.monotonic() - self.beat > TICK + STALL:
-                frame = sys._current_frames().get(self.loop_thread)
-                if frame is None:
-                    continue
-                lines = traceback.format_stack(frame)[-STACK_DEPTH:]
-                stack = "".join(line for line in lines if "lag.py" not in line)
+                collecting = self.collecting
+                if collecting is not None:
+                    stack = f'File "gc", line {collecting[0]}, in collection_of_generation_{collecting[0]}\n'
+                else:
+                    frame = sys._current_frames().get(self.loop_thread)
+                    if frame is None:
+                        continue
+                    lines = traceback.format_stack(frame)[-STACK_DEPTH:]
+                    stack = "".join(line for line in lines if "lag.py" not in line)
                 self.caught = stack
                 self.stalls[stack] += 1
 
@@ -91,6 +109,9 @@ class LagMonitor:
             "max_ms": round((ordered[-1] if ordered else 0.0) * 1000, 2),
             "over_20ms": sum(lag > 0.020 for lag in ordered),
             "over_50ms": sum(lag > 0.050 for lag in ordered),
+            "gc": {str(generation): {"count": len(times), "max_ms": round(max(times, default=0.0) * 1000, 2),
+                                     "ms": round(sum(times) * 1000, 1)}
+                   for generation, times in self.collections.items()},
             "stalls": [{"count": count, "ms": round(self.stall_time.get(stack, 0.0) * 1000, 1), "stack": stack}
                        for stack, count in self.stalls.most_common(15)],
         }
@@ -100,6 +121,8 @@ class LagMonitor:
         self.lags.clear()
         self.stalls.clear()
         self.stall_time.clear()
+        for times in self.collections.values():
+            times.clear()
         self.started = time.monotonic()
 
     def write(self) -> None:
