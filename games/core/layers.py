@@ -18,6 +18,7 @@ import channels.layers
 from channels.layers import get_channel_layer
 from channels_redis.core import RedisChannelLayer as ChannelsRedisChannelLayer
 from redis.asyncio import BlockingConnectionPool
+from redis.driver_info import DriverInfo
 
 from .faults import CHANNEL_LAYER, backoff, layer_unavailable
 
@@ -26,6 +27,11 @@ log = logging.getLogger(__name__)
 # The message every socket of this process that belongs to a group is handed when Redis answers again after an
 # outage (a consumer's `layer_resumed`): what it missed meanwhile is read again from the database.
 RESUMED = {"type": "layer.resumed"}
+
+# What redis-py tells Redis of itself (CLIENT SETINFO), worked out once here at start-up: left to itself, redis-py
+# works it out for every new connection with importlib.metadata, which reads every directory on sys.path: 50-200 ms
+# on the event loop each time (the lag monitor caught it holding the loop at N=100 on PostgreSQL + Redis).
+DRIVER = DriverInfo()
 
 
 # Channels-redis's group send, per channel key: drop expired messages, then add this one unless the channel is full.
@@ -76,7 +82,7 @@ class RedisChannelLayer(ChannelsRedisChannelLayer):
         host = dict(self.hosts[index])
         if "address" not in host:  # Sentinel and other set-ups: Channels' own pool
             return super().create_pool(index)
-        return BlockingConnectionPool.from_url(host.pop("address"), **host)
+        return BlockingConnectionPool.from_url(host.pop("address"), **{"driver_info": DRIVER, **host})
 
     # -- riding through an outage --------------------------------------------------------------------------
 

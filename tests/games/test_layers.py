@@ -47,3 +47,23 @@ async def test_expired_messages_and_their_channels_are_still_swept() -> None:
     assert name not in layer.channels  # the expired message went, and with it the channel's membership
     assert name not in layer.groups.get("club", {})
     assert (await layer.receive(other))["type"] == "new"
+
+
+def test_the_redis_layers_connections_do_not_read_the_installed_packages_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """redis-py works out its own version for every new connection with importlib.metadata (it reads every
+    directory on sys.path: 50-200 ms on the event loop under load); the layer's pools hand it the one found at
+    start-up."""
+    import redis.driver_info
+    import redis.utils
+
+    from games.core.layers import DRIVER, RedisChannelLayer
+
+    def read_again() -> str:
+        raise AssertionError("the installed packages were read again for a connection")
+
+    monkeypatch.setattr(redis.utils, "get_lib_version", read_again)
+    layer = RedisChannelLayer(hosts=[{"address": "redis://127.0.0.1:6379/0", "max_connections": 5, "timeout": 1}])
+    pool = layer.create_pool(0)
+    assert pool.connection_kwargs["driver_info"] is DRIVER
+    connection = pool.make_connection()  # made, not connected: what a new connection is built with
+    assert connection.driver_info is DRIVER and DRIVER.lib_version == redis.__version__
