@@ -572,13 +572,16 @@ class Result:
         if self.server_lag:
             loop = self.server_lag
             print(f"  server loop lag: p50 {loop['p50_ms']} ms, p99 {loop['p99_ms']} ms, max {loop['max_ms']} ms; "
-                  f"{loop['over_20ms']} ticks over 20 ms, {loop['over_50ms']} over 50 ms")
+                  f"{loop['over_20ms']} ticks over 20 ms, {loop['over_50ms']} over 50 ms; in its stalls over 20 ms "
+                  f"the loop's thread waited {loop.get('stall_waiting_ms', 0)} ms for a CPU")
             if "gc" in loop:
                 print("  server collections: " + ", ".join(
                     f"generation {g}: {c['count']} ({c['ms']} ms, longest {c['max_ms']} ms)"
                     for g, c in loop["gc"].items()))
             for stall in loop["stalls"][:STALLS_SHOWN]:
-                print(f"    {stall['count']:>4} stalls, {stall['ms']:>7.1f} ms: {where(stall['stack'])}")
+                waiting = stall.get("waiting_ms", 0)
+                print(f"    {stall['count']:>4} stalls, {stall['ms']:>7.1f} ms ({waiting:.1f} waiting for a CPU): "
+                      f"{where(stall['stack'])}")
         for index, other in enumerate(self.other_lags, start=2):
             if other:
                 print(f"  server {index} loop lag: p50 {other['p50_ms']} ms, p99 {other['p99_ms']} ms, max "

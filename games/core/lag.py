@@ -6,9 +6,12 @@ TICK seconds and records how late each tick was; a watchdog thread looks every f
 last ticked, and when that is older than STALL it takes the loop thread's stack (sys._current_frames) once per
 stall, so the stack named is the code running when the loop should have ticked; a stall met during a collection
 of the garbage collector is named after the collection instead (any thread's allocation may start one, and it holds
-every thread), and each generation's collections are timed (gc.callbacks). Every WRITE_SECONDS the summary is
-written to the file as JSON (percentiles, counts over 20 and 50 ms, the stacks that stalled most), for the
-benchmarks to read (bench/club.py) and a person to look at. No Django: the bench's clients use it too.
+every thread), and each generation's collections are timed (gc.callbacks). On Linux each stall also says how much of
+it the loop's thread spent ready to run but waiting for a CPU (the scheduler's run delay, /proc's schedstat): on a
+machine whose cores are busy with the database, Redis and the clients, that part is the machine's, not the code's.
+Every WRITE_SECONDS the summary is written to the file as JSON (percentiles, counts over 20 and 50 ms, the stacks
+that stalled most), for the benchmarks to read (bench/club.py) and a person to look at. No Django: the bench's
+clients use it too.
 """
 
 from __future__ import annotations
@@ -46,14 +49,25 @@ class LagMonitor:
         self.stop = threading.Event()
         self.collecting: tuple[int, float] | None = None  # (generation, since) while a collection runs
         self.collections: dict[int, list[float]] = {0: [], 1: [], 2: []}  # seconds each collection took
+        self.stall_waiting: dict[str, float] = {}  # a stall's stack -> the seconds its thread waited for a CPU
+        self.waiting_in_stalls = 0.0
+        self.schedstat = Path(f"/proc/self/task/{threading.get_native_id()}/schedstat")
 
     def start(self) -> None:
         gc.callbacks.append(self._collection)
         self.task = self.loop.create_task(self._tick())
         threading.Thread(target=self._watch, name="lag-watchdog", daemon=True).start()
 
+    def run_delay(self) -> float:
+        """Seconds the loop's thread has spent runnable but waiting for a CPU since it started (0 off Linux)."""
+        try:
+            return int(self.schedstat.read_text().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
     async def _tick(self) -> None:
         written = time.monotonic()
+        delay = self.run_delay()
         while True:
             asked = time.monotonic()
             await asyncio.sleep(TICK)
@@ -61,8 +75,12 @@ class LagMonitor:
             lag = max(0.0, now - asked - TICK)
             self.lags.append(lag)
             self.beat = now
+            waited, delay = -delay, self.run_delay()
+            waited += delay
             if self.caught is not None:  # the stall is over: its length is known now
                 self.stall_time[self.caught] = self.stall_time.get(self.caught, 0.0) + lag
+                self.stall_waiting[self.caught] = self.stall_waiting.get(self.caught, 0.0) + waited
+                self.waiting_in_stalls += waited
                 self.caught = None
             if now - written >= WRITE_SECONDS:
                 written = now
@@ -112,7 +130,9 @@ class LagMonitor:
             "gc": {str(generation): {"count": len(times), "max_ms": round(max(times, default=0.0) * 1000, 2),
                                      "ms": round(sum(times) * 1000, 1)}
                    for generation, times in self.collections.items()},
-            "stalls": [{"count": count, "ms": round(self.stall_time.get(stack, 0.0) * 1000, 1), "stack": stack}
+            "stall_waiting_ms": round(self.waiting_in_stalls * 1000, 1),
+            "stalls": [{"count": count, "ms": round(self.stall_time.get(stack, 0.0) * 1000, 1),
+                        "waiting_ms": round(self.stall_waiting.get(stack, 0.0) * 1000, 1), "stack": stack}
                        for stack, count in self.stalls.most_common(15)],
         }
 
@@ -121,6 +141,8 @@ class LagMonitor:
         self.lags.clear()
         self.stalls.clear()
         self.stall_time.clear()
+        self.stall_waiting.clear()
+        self.waiting_in_stalls = 0.0
         for times in self.collections.values():
             times.clear()
         self.started = time.monotonic()
