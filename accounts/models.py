@@ -51,6 +51,10 @@ class User(AbstractUser):
     mail_kinds = models.JSONField(default=list, blank=True)
     # Mail to the verified address that bounced in a row; past NOTIFY_MAIL_BOUNCES nothing more is sent to it.
     mail_bounces = models.PositiveSmallIntegerField(default=0)
+    # Until when this person's pages may have a challenge to show (an open one, or a recent "no"): moved on by
+    # games.challenges in the transaction of every challenge it writes. Read with the person on every page, so
+    # that a page drawn after it asks nothing about challenges (issue 47); None: none ever.
+    notices_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         constraints = [

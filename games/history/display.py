@@ -125,13 +125,18 @@ class HistoryRow:
 
 
 class CappedPaginator(Paginator):
-    """A paginator whose count stops at COUNT_CAP (the pages then reach the newest COUNT_CAP rows)."""
+    """A paginator whose count stops at COUNT_CAP (the pages then reach the newest COUNT_CAP rows). `counted`: the
+    rows to count, the listing itself without the columns the page shows (counted through the page's own values()
+    the count kept their join to the matches: 0.6 -> 6 ms)."""
+
+    def __init__(self, object_list: Any, per_page: int, *, counted: QuerySet[Any] | None = None) -> None:
+        super().__init__(object_list, per_page)
+        self.counted = counted if counted is not None else object_list
 
     @cached_property
     def count(self) -> int:
         # No ORDER BY: any COUNT_CAP + 1 rows will do, and an ordered walk of the index costs more.
-        rows: QuerySet[Any] = self.object_list  # type: ignore[assignment]  # the history pages a queryset
-        return rows.order_by().values("pk")[:COUNT_CAP + 1].count()
+        return self.counted.order_by().values("pk")[:COUNT_CAP + 1].count()
 
     @property
     def capped(self) -> bool:
@@ -333,7 +338,7 @@ def history_page(viewer: Viewer, data: dict[str, Any], page_number: Any, subject
             else queries.finished_matches(viewer=viewer, filters=data))
     own = ("rated", "rating_before", "rating_after") if subject is not None else ()
     listed = rows.values("match_id", "finished_at", *own, *(f"match__{name}" for name in ROW_MATCH_FIELDS[1:]))
-    paginator = CappedPaginator(listed, PAGE_SIZE)
+    paginator = CappedPaginator(listed, PAGE_SIZE, counted=rows)
     page = _keyset_page(paginator, listed, page_number, after) or paginator.get_page(page_number)
     read: list[dict[str, Any]] = list(page.object_list)
     matches = [RowMatch(row["match_id"], *(row[f"match__{name}"] for name in ROW_MATCH_FIELDS[1:])) for row in read]
