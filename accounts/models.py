@@ -137,7 +137,7 @@ class User(AbstractUser):
 def picture_url(username: str, name: str, is_bot: bool, choice: str, uploaded: str) -> str:
     """A person's picture: the upload (`uploaded`, its file's name) as its storage serves it, else the drawn one."""
     if uploaded:
-        return User._meta.get_field("avatar").storage.url(uploaded)  # type: ignore[attr-defined]
+        return User._meta.get_field("avatar").storage.url(uploaded)
     return generated_avatar_url(username, name, is_bot, choice)
 
 
