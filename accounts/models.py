@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any, TypeAlias
 
@@ -50,6 +51,10 @@ class User(AbstractUser):
     mail_kinds = models.JSONField(default=list, blank=True)
     # Mail to the verified address that bounced in a row; past NOTIFY_MAIL_BOUNCES nothing more is sent to it.
     mail_bounces = models.PositiveSmallIntegerField(default=0)
+    # Until when this person's pages may have a challenge to show (an open one, or a recent "no"): moved on by
+    # games.challenges in the transaction of every challenge it writes. Read with the person on every page, so
+    # that a page drawn after it asks nothing about challenges (issue 47); None: none ever.
+    notices_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         constraints = [
@@ -126,9 +131,49 @@ class User(AbstractUser):
     def avatar_url(self) -> str:
         """The uploaded avatar, or the drawn one (the gallery's chosen picture, or the name's): every user always
         has a picture."""
-        if self.avatar:
-            return self.avatar.url
-        return generated_avatar_url(self.username, self.name, self.is_bot, self.avatar_choice)
+        return picture_url(self.username, self.name, self.is_bot, self.avatar_choice, self.avatar.name or "")
+
+
+def picture_url(username: str, name: str, is_bot: bool, choice: str, uploaded: str) -> str:
+    """A person's picture: the upload (`uploaded`, its file's name) as its storage serves it, else the drawn one."""
+    if uploaded:
+        return User._meta.get_field("avatar").storage.url(uploaded)
+    return generated_avatar_url(username, name, is_bot, choice)
+
+
+# What a list page reads of each person it shows (PersonRow), as values(): no User built for a line of a list.
+PERSON_FIELDS = ("username", "display_name", "avatar", "avatar_choice", "is_bot", "program")
+
+
+@dataclass(frozen=True)
+class PersonRow:
+    """A person as a list shows them (a history row's player), read as plain values (PERSON_FIELDS): building a
+    User for each of a page's hundred players cost more than reading them (issue 47)."""
+
+    pk: int
+    username: str
+    display_name: str
+    avatar: str  # the uploaded picture's file name, "" for none
+    avatar_choice: str
+    is_bot: bool
+    program: bool
+
+    @classmethod
+    def of(cls, pk: int, values: dict[str, Any], prefix: str = "") -> PersonRow:
+        """From a values() row whose person's fields are named `prefix` + PERSON_FIELDS ("user__username")."""
+        return cls(pk, *(values[prefix + name] for name in PERSON_FIELDS))
+
+    @property
+    def name(self) -> str:
+        return self.display_name or self.username  # as User.name
+
+    @property
+    def marked_bot(self) -> bool:
+        return bool(self.is_bot or self.program)
+
+    @property
+    def avatar_url(self) -> str:
+        return picture_url(self.username, self.name, self.is_bot, self.avatar_choice, self.avatar or "")
 
 
 class ApiToken(models.Model):

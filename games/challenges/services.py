@@ -36,6 +36,7 @@ from ..play.create import create_table
 from ..play.snapshot import ServiceError
 from ..pool import pairing
 from ..pool.pools import clock_of
+from .queries import RECENT_MINUTES
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,9 @@ def challenge(challenger: User, challenged: User, *, game: str, clock: str, rate
         made = Challenge.objects.create(challenger=challenger, challenged=challenged, game=game, clock=spec,
                                         rated=rated, created_at=now,
                                         expires_at=now + lifetime(spec))
+        # Its notice, then its "no" once it expires, are shown up to RECENT_MINUTES past its time (the one it
+        # replaced ends sooner).
+        _shown_until([challenger, challenged], made.expires_at)
     changed([challenger.pk, challenged.pk])
     mail.challenge_made(made)  # queued after the commit, if they asked for it
     return made
@@ -120,6 +124,7 @@ def accept(user: User, challenge_id: int, *, now: datetime | None = None) -> Mat
         match = create_table(game=row.game, people=[challenger, user], clock=row.clock, rated=row.rated)
         row.status, row.match, row.closed_at = Challenge.Status.ACCEPTED, match, now
         row.save(update_fields=["status", "match", "closed_at"])
+        _shown_until([challenger, user], now)
     send_to_match(match, [row.challenger_id, row.challenged_id])
     changed([row.challenger_id, row.challenged_id])
     pairing.announce_pools()
@@ -142,6 +147,7 @@ def _close(user: User, challenge_id: int, *, by: str, status: str, now: datetime
             raise ServiceError("This challenge is not yours to answer.")
         row.status, row.closed_at = status, now
         row.save(update_fields=["status", "closed_at"])
+        _shown_until([row.challenger_id, row.challenged_id], now)
     changed([row.challenger_id, row.challenged_id])
     return row
 
@@ -161,6 +167,7 @@ def expire_due(now: datetime | None = None) -> int:
         # status=OPEN again: one accepted between the read and here (without row locks, SQLite) stays accepted.
         expired = Challenge.objects.filter(pk__in=[pk for pk, _, _ in due], status=OPEN).update(
             status=Challenge.Status.EXPIRED, closed_at=now)
+        _shown_until([user_id for _, *people in due for user_id in people], now)
     changed(sorted({user_id for _, *people in due for user_id in people}))
     return expired
 
@@ -180,9 +187,24 @@ def withdraw_all(user: User, *, reason: str = "", now: datetime | None = None) -
             return 0
         cancelled = Challenge.objects.filter(pk__in=[pk for pk, _, _ in rows], status=OPEN).update(
             status=Challenge.Status.CANCELLED, closed_at=now)
+        _shown_until([user_id for _, *people in rows for user_id in people], now)
     changed(sorted({user_id for _, *people in rows for user_id in people}),
             reasons={pk: said for pk, _, _ in rows})
     return cancelled
+
+
+def _shown_until(people: list[User | int], moment: datetime) -> None:
+    """These people's pages may show a challenge written now up to RECENT_MINUTES past `moment` (its end, or
+    when it closed): their notices_until moves on to then, never back (queries.page_challenges reads it). Inside
+    the transaction that writes the challenge; the people given as Users are told in memory too, for a page this
+    same request draws."""
+    until = moment + timedelta(minutes=RECENT_MINUTES)
+    ids = [person if isinstance(person, int) else person.pk for person in people]
+    User.objects.filter(pk__in=ids).filter(Q(notices_until__isnull=True) | Q(notices_until__lt=until)).update(
+        notices_until=until)
+    for person in people:
+        if isinstance(person, User) and (person.notices_until is None or person.notices_until < until):
+            person.notices_until = until
 
 
 def changed(user_ids: list[int], *, reasons: dict[int, str] | None = None) -> None:

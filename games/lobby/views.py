@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from .. import boards
 from ..boards import why_not_at
 from ..catalog import GAMES
-from ..challenges.queries import challenges_of
+from ..challenges.queries import page_challenges
 from ..core.web import HtmxRequest, SignedInRequest
 from ..notify.goto import send_the_others
 from ..play.create import create_match as create
@@ -39,7 +39,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def _lobby_page(request: HttpRequest, forms: list[CreateMatchForm], *, open_game: str = "",
                 status: int = 200) -> HttpResponse:
     csrf_token = get_token(request)
-    challenge_read = challenges_of(request.user)
+    challenge_read = page_challenges(request.user)
     # The person's board, read once for the grid and the lists (each socket, drawing one alone, reads its own).
     sitter = boards.sitter_of(request.user) if request.user.is_authenticated else None
     return render(request, "games/lobby.html", {

@@ -12,7 +12,7 @@ from django import template
 from accounts.models import User
 
 from ..catalog import GAMES
-from ..challenges.queries import Challenges, challenges_of, notices_context
+from ..challenges.queries import Challenges, notices_context, page_challenges
 from ..notify.mail.views import mail_context
 from ..notify.queries import waiting_for
 from ..pool.pools import KEYED_CLOCKS
@@ -51,7 +51,7 @@ def notify_socket(context: dict[str, Any]) -> dict[str, Any]:
     # The lobby read them already for its own list of challenges (one query for both).
     read = context.get("challenge_read")
     if not isinstance(read, Challenges):
-        read = challenges_of(context["user"])
+        read = page_challenges(context["user"])
     return {"waiting": waiting_for(context["user"], besides=here), "here": here, **notices_context(read),
             "query": socket_query(context)}
 

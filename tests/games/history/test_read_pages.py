@@ -66,10 +66,10 @@ def club(django_db_setup: None, django_db_blocker: Any) -> Iterator[Club]:
             person.delete()
 
 
-# Signed in, each page reads the session and the user first, and the header the matches waiting on them and the
-# challenges to them (4 queries). The history: a player's name or
-# a player's page (1), the capped count, the page's rows, their seats and players (3), the analysed matches'
-# accuracies (1).
+# Signed in, each page reads the session and the user first, and the header the matches waiting on them (3
+# queries); the challenges to them only while one may be shown (User.notices_until, the test below). The history:
+# a player's name or a player's page (1), the capped count, the page's rows, their seats and players (3), the
+# analysed matches' accuracies (1).
 PAGES = [
     ("/history/", 4),
     ("/history/?page=2", 4),
@@ -94,8 +94,27 @@ PAGES = [
 def test_each_read_page_costs_a_fixed_number_of_queries(club: Club, url: str, queries: int,
                                                         django_assert_num_queries: Any) -> None:
     signed_in = client_for(club.people[2])  # with matches in each of the lobby's lists
-    with django_assert_num_queries(queries + 4):
+    with django_assert_num_queries(queries + 3):
         assert signed_in.get(url).status_code == 200
+
+
+def test_the_header_reads_challenges_only_while_one_may_be_shown(club: Club, django_assert_num_queries: Any) -> None:
+    from games.challenges import services
+
+    challenger, person = club.people[4], club.people[5]
+    made = services.challenge(challenger, person, game="gomori", clock="none")
+    page = client_for(person)
+    with django_assert_num_queries(3 + 1):  # the rules page reads nothing; the header, and its challenges
+        html = page.get("/rules/").content.decode()
+    assert f'data-challenge="{made.pk}"' in html
+    services.decline(person, made.pk)
+    challenger_page = client_for(challenger)
+    assert "declined your challenge" in challenger_page.get("/rules/").content.decode()
+    # Once the last moment a "no" of it may be said has passed, the header no longer asks.
+    get_user_model().objects.filter(pk__in=[challenger.pk, person.pk]).update(
+        notices_until=timezone.now() - dt.timedelta(seconds=1))
+    with django_assert_num_queries(3):
+        assert "data-challenge=" not in challenger_page.get("/rules/").content.decode()
 
 
 def test_the_replay_page_costs_a_fixed_number_of_queries(club: Club, django_assert_num_queries: Any) -> None:
@@ -104,7 +123,7 @@ def test_the_replay_page_costs_a_fixed_number_of_queries(club: Club, django_asse
     signed_in = client_for(club.people[0])
     url = f"/m/{club.replayed.pk}/replay/?move=5"
     signed_in.get(url)
-    with django_assert_num_queries(4 + 4):  # the replay with its analysis job (4), the header (4)
+    with django_assert_num_queries(4 + 3):  # the replay with its analysis job (4), the header (3)
         assert signed_in.get(url).status_code == 200
 
 
