@@ -17,7 +17,7 @@ a time, so that one ask's trouble (a row gone meanwhile) is its own.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
 from channels.db import database_sync_to_async
@@ -32,8 +32,12 @@ class Batched(Generic[A, R]):
     """`run(asks)` (sync, on the database thread) answers a list of asks with a list of results in their order;
     `await batched(ask)` is that ask's result, from a trip shared with the asks that came meanwhile."""
 
-    def __init__(self, run: Callable[[Sequence[A]], list[R]], limit: int = 200) -> None:
-        self.run, self.limit = run, limit
+    def __init__(self, run: Callable[[Sequence[A]], list[R]], limit: int = 200,
+                 key: Callable[[A], Hashable] | None = None) -> None:
+        # With `key`, a trip takes one ask per key, the others wait for the next trip in their order: what an ask
+        # reads back then reflects the writes of those before it and not of those after (a table's sockets opening
+        # one after another each see the table as their own opening left it, as with a trip each).
+        self.run, self.limit, self.key = run, limit, key
         self.pending: list[tuple[A, asyncio.Future[R]]] = []
         self.running: asyncio.Task[None] | None = None
         self.trips = 0  # how many trips were made (the tests count them)
@@ -51,7 +55,17 @@ class Batched(Generic[A, R]):
     async def _drain(self) -> None:
         while self.pending:
             await asyncio.sleep(0)  # the asks of this loop iteration join the trip
-            batch, self.pending = self.pending[:self.limit], self.pending[self.limit:]
+            batch: list[tuple[A, asyncio.Future[R]]] = []
+            rest: list[tuple[A, asyncio.Future[R]]] = []
+            keys: set[Hashable] = set()
+            for ask, future in self.pending:
+                key = self.key(ask) if self.key is not None else None
+                if len(batch) >= self.limit or (key is not None and key in keys):
+                    rest.append((ask, future))
+                else:
+                    keys.add(key)
+                    batch.append((ask, future))
+            self.pending = rest
             batch = [(ask, future) for ask, future in batch if not future.done()]  # a cancelled socket's ask
             if not batch:
                 continue

@@ -378,4 +378,5 @@ def _arrived(asks: Sequence[Arrival]) -> list[Arrived]:
              mutes.get((a.match_id, a.user_id), frozenset()) if a.user_id is not None else frozenset()) for a in asks]
 
 
-arrivals: Batched[Arrival, Arrived] = Batched(lambda asks: _arrived(asks))
+# One arrival per match a trip: each socket's read-back attendance is the table as its own opening left it.
+arrivals: Batched[Arrival, Arrived] = Batched(lambda asks: _arrived(asks), key=lambda ask: ask.match_id)

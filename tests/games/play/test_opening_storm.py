@@ -34,6 +34,19 @@ async def test_asks_made_meanwhile_share_a_trip_and_each_gets_its_own_answer() -
     assert sum(len(trip) for trip in asked) == 7 and len(asked) < 7
 
 
+async def test_asks_of_one_key_go_in_trips_of_their_own_in_order() -> None:
+    """A table's sockets opening one after another: each reads the table back as its own opening left it."""
+    asked: list[list[tuple[str, int]]] = []
+
+    def run(asks: Any) -> list[int]:
+        asked.append(list(asks))
+        return [n for _, n in asks]
+
+    batched: Batched[tuple[str, int], int] = Batched(run, key=lambda ask: ask[0])
+    assert await asyncio.gather(*(batched(ask) for ask in (("a", 1), ("a", 2), ("b", 3), ("a", 4)))) == [1, 2, 3, 4]
+    assert asked == [[("a", 1), ("b", 3)], [("a", 2)], [("a", 4)]]
+
+
 async def test_one_asks_trouble_is_its_own() -> None:
     def run(asks: Any) -> list[int]:
         if 3 in asks:
