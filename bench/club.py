@@ -247,7 +247,9 @@ class Client:
         self.samples: dict[str, list[float]] = {kind: [] for kind in KINDS if kind != "lobby"}
         self.endings: list[float] = []  # when each match-ending move was sent (the lobby's redraw is for it)
         self.stats = {"messages": 0, "bytes": 0, "errors": 0, "moves": 0, "lost": 0, "matches": 0, "sockets": 0,
-                      "refused": 0}
+                      "refused": 0, "handshakes refused": 0, "pages late": 0, "tables opened": 0,
+                      "tables never opened": 0, "tables cut off": 0}
+        self.opened: set[int] = set()  # the tables whose match opened at least once
         self.lost: list[str] = []
         self.lag_file: str | None = None
 
@@ -275,9 +277,14 @@ class Client:
 
         headers = {"Cookie": cookie} if cookie else {}
         port = self.port_for(path, cookie)
-        ws = await websockets.connect(f"ws://127.0.0.1:{port}{path}", additional_headers=headers,
-                                      origin=f"http://127.0.0.1:{port}", max_size=2**23, open_timeout=60,
-                                      ping_interval=None, compression=None)
+        try:
+            ws = await websockets.connect(f"ws://127.0.0.1:{port}{path}", additional_headers=headers,
+                                          origin=f"http://127.0.0.1:{port}", max_size=2**23, open_timeout=60,
+                                          ping_interval=None, compression=None, close_timeout=2)
+        except Exception:
+            # Refused at the handshake (daphne drops one its application has not answered within 5 s) or timed out.
+            self.stats["handshakes refused"] += 1
+            raise
         self.stats["sockets"] += 1
         return Sock(ws, self.stats, page)
 
@@ -301,7 +308,17 @@ class Client:
         cpu = time.process_time() - cpu
         own_lag = monitor.summary() if monitor is not None else None
         lobby = await asyncio.gather(*watchers, return_exceptions=True)
-        done = await asyncio.gather(*tasks, return_exceptions=True)
+        # A table still opening (or waiting out a refusal) when the run stops is cut off after a grace: the run
+        # reports what it saw rather than wait for an overloaded server.
+        _, late = await asyncio.wait(tasks, timeout=MOVE_TIMEOUT + 5) if tasks else (set(), set())
+        for task in late:
+            task.cancel()
+        self.stats["tables cut off"] = len(late)
+        if late:  # their sockets' closing handshakes, bounded too
+            await asyncio.wait(late, timeout=10)
+        done = [task.exception() if task.done() and not task.cancelled() else None for task in tasks]
+        self.stats["tables opened"] = len(self.opened)
+        self.stats["tables never opened"] = len(self.slots) - len(self.opened)
         for slot, outcome in zip(self.slots, done, strict=True):
             if isinstance(outcome, BaseException):
                 self.lost.append(f"table {slot.index}: {outcome!r}")
@@ -340,8 +357,13 @@ class Client:
                     spectators.append(await self.connect(f"/ws/m/{slot.match}/", None, page=True))
                     socks.append(spectators[-1])
                 pages = [sock.page for sock in [*players.values(), *spectators] if sock.page is not None]
-                await asyncio.wait_for(asyncio.gather(*pages), MOVE_TIMEOUT * 2)
+                try:
+                    await asyncio.wait_for(asyncio.gather(*pages), MOVE_TIMEOUT * 2)
+                except TimeoutError:
+                    self.stats["pages late"] += 1
+                    raise
                 self.stats["matches"] += 1
+                self.opened.add(slot.index)
                 if chat is None:
                     chat = asyncio.ensure_future(self.chat(slot, rng.uniform(0, self.chat_every)))
                 slot_players[slot.index] = players
@@ -357,7 +379,7 @@ class Client:
                 # Then the table opens its match again from the database, after a pause drawn up to a limit that
                 # doubles with each failure in a row (full jitter, as the pages' WebSocket extension reconnects).
                 failures += 1
-                await asyncio.sleep(rng.uniform(0, min(64.0, 2.0**failures)))
+                await self.sleep_until(min(time.perf_counter() + rng.uniform(0, min(64.0, 2.0**failures)), self.stop))
             finally:
                 slot_players.pop(slot.index, None)
                 for sock in socks:
@@ -555,6 +577,10 @@ class Result:
               f"{self.stats['messages']} messages received ({self.stats['bytes'] / 2**20:.0f} MiB) over the run, "
               f"{self.stats['matches']} matches opened, {self.stats['errors']} error fragments, "
               f"{self.stats['lost']} tables' sockets refused or moves unanswered (each opened again)")
+        print(f"  tables opened {self.stats.get('tables opened', 0)} of {self.n} "
+              f"({self.stats.get('tables never opened', 0)} never, {self.stats.get('tables cut off', 0)} cut off at "
+              f"the end), {self.stats.get('handshakes refused', 0)} handshakes refused, "
+              f"{self.stats.get('pages late', 0)} tables' pages not sent within {MOVE_TIMEOUT * 2:.0f} s")
         print(f"  {'kind':<10} {'samples':>8} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
         for kind in KINDS:
             values = sorted(self.latencies[kind])
@@ -600,6 +626,11 @@ def measure(club: Club, n: int, env: dict[str, str], *, warmup: float, window: f
 
     slots, watchers = club.slots[:n], club.watchers[:watchers_of(n, lobby_share)]
     connections.close_all()  # the client processes are forked: none of them may share this one's connections
+    for connection in connections.all():
+        # Nor its pool (PostgreSQL): a forked copy has the pool's connections but not its worker threads, and its
+        # threads' loads of the tables waited for a connection that never came (the clients gave up at N=1000).
+        if getattr(connection, "_connection_pools", {}).get(connection.alias) is not None:
+            connection.close_pool()
     ports = [free_port() for _ in range(processes)]
     lag_dir = Path(tempfile.mkdtemp(prefix="club-lag-"))
     lag_files = [lag_dir / f"server{k}.json" for k in range(processes)]

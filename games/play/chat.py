@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 import unicodedata
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any, Protocol
 
@@ -147,6 +147,20 @@ def muted_by(*, match_id: int, user_id: int | None) -> frozenset[int]:
     if user_id is None:
         return frozenset()
     return frozenset(ChatMute.objects.filter(match_id=match_id, user_id=user_id).values_list("muted_id", flat=True))
+
+
+def muted_by_many(viewers: Sequence[tuple[int, int]]) -> dict[tuple[int, int], frozenset[int]]:
+    """muted_by for several (match, user) at once, in one query: {(match, user): whom they muted}."""
+    if not viewers:
+        return {}
+    wanted = set(viewers)
+    found: dict[tuple[int, int], set[int]] = {}
+    rows = (ChatMute.objects.filter(match_id__in={m for m, _ in wanted}, user_id__in={u for _, u in wanted})
+            .values_list("match_id", "user_id", "muted_id"))
+    for match_id, user_id, muted in rows:
+        if (match_id, user_id) in wanted:  # the query's cross product may hold another viewer's pair
+            found.setdefault((match_id, user_id), set()).add(muted)
+    return {key: frozenset(found.get(key, ())) for key in wanted}
 
 
 def set_mute(*, match_id: int, user_id: int, other: int, mute: bool) -> frozenset[int]:

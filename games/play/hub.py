@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -18,13 +19,14 @@ from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
+from ..core.batch import Batched
 from ..core.faults import DATABASE, backoff, db_unavailable, layer_unavailable
 from . import events
 from .news import match_group
 from .owner import LiveMatch
 from .presence import attendance, attendances
 from .snapshot import Change, Player, Presence, ServiceError, Snapshot
-from .store import commit, load, stored_versions
+from .store import commit, load, load_many, stored_versions
 from .tasks import raise_if_cancelled
 from .types import Line
 
@@ -156,7 +158,7 @@ class Hub:
         try:
             await self._listen()
             await get_channel_layer().group_add(match_group(match_id), self.channel)
-            snap, (presence, watchers) = await database_sync_to_async(_load_attended)(match_id)
+            snap, (presence, watchers) = await loads(match_id)
             live = LiveMatch(self, snap, presence, watchers) if snap is not None else None
             if live is not None:
                 self.matches[match_id] = live
@@ -342,8 +344,25 @@ def hub() -> Hub:
     return _hub
 
 
-def _load_attended(match_id: int) -> tuple[Snapshot | None, tuple[dict[int, Presence], int]]:
+Loaded = tuple[Snapshot | None, tuple[dict[int, Presence], int]]
+
+
+def _load_attended(match_id: int) -> Loaded:
     """The match and who is at its table, in one trip to the database thread."""
     snap = load(match_id)
     return snap, attendance(match_id) if snap is not None else ({}, 0)
+
+
+def _load_attended_many(match_ids: Sequence[int]) -> list[Loaded]:
+    """_load_attended of the matches several sockets open at once, in the same six queries however many."""
+    if len(match_ids) == 1:
+        return [_load_attended(match_ids[0])]
+    snaps = load_many(match_ids)
+    known = attendances(sorted(snaps))
+    return [(snaps[match_id], known[match_id]) if match_id in snaps else (None, ({}, 0)) for match_id in match_ids]
+
+
+# The matches this process's sockets open, read in gathered trips (games.core.batch): at a club's opening, one
+# trip per table queued past daphne's handshake timeout (issue 47).
+loads: Batched[int, Loaded] = Batched(lambda match_ids: _load_attended_many(match_ids))
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import orjson
@@ -22,10 +22,11 @@ from channels.db import database_sync_to_async
 from django.urls import reverse
 from django.utils import timezone
 
+from ..core.batch import Batched
 from ..core.faults import crash_point
 from ..engines.base import Engine, View
 from .bot_accounts import takeover_bot
-from .chat import KeptLines
+from .chat import KeptLines, muted_by_many
 from .decide import Decider, decide_bot_turn, decide_move, decide_timeout, follow_end
 from .display import RenderCache
 from .liveness import ensure_pulse
@@ -33,10 +34,11 @@ from .news import announce, tell_copies
 from .presence import (
     Attendance,
     attendance,
+    attendances,
     closed,
     opened,
     presence_close,
-    presence_open,
+    presence_open_many,
     present_seats,
     shown_presence,
 )
@@ -73,6 +75,7 @@ class Viewer(Protocol):
 
     seat: int | None
     channel_name: str
+    user_id: int | None  # signed out: None
 
     async def show(self, live: LiveMatch, cache: RenderCache) -> None: ...
 
@@ -253,17 +256,20 @@ class LiveMatch:
 
     # -- presence --------------------------------------------------------------------------
 
-    async def arrive(self, socket: Viewer) -> None:
+    async def arrive(self, socket: Viewer) -> frozenset[int]:
         """A socket is opening (accepted, its first page not sent yet): its presence is recorded (a seat's, or a
         spectator's in the count of those watching) and shown to the others first, so whoever connects next sees
         it. What the opening changed is known here when alone (knows_attendance); with other processes it is read
-        back (theirs may have changed too)."""
+        back (theirs may have changed too). Gives whom the socket's person muted in this match's chat, read in the same
+        trip (the sockets opening meanwhile share it: games.core.batch)."""
         read_back = not self.knows_attendance(socket.seat, opening=True)
-        known, version = await database_sync_to_async(_arrived)(self.id, socket.seat, socket.channel_name, read_back)
+        known, version, muted = await arrivals(Arrival(self.id, socket.seat, socket.channel_name, read_back,
+                                                         socket.user_id))
         # The page this socket belongs to was drawn from the database a moment ago: a copy held here that missed a
         # change must not draw it an older position (it reads the match again first).
         await self.catch_up(version)
         await self.refresh_presence(known=known or opened((self.presence, self.watchers), socket.seat))
+        return muted
 
     def attach(self, socket: Viewer) -> None:
         """The socket is open: it is shown every change from now on."""
@@ -344,7 +350,33 @@ class LiveMatch:
             self.bot_timer = None
 
 
-def _arrived(match_id: int, seat: int | None, socket: str, read_back: bool) -> tuple[Attendance | None, int]:
-    """A socket's opening written (presence_open), and the match's version in the database, in one trip."""
-    known = presence_open(match_id=match_id, seat=seat, socket=socket, read_back=read_back)
-    return known, stored_versions([match_id]).get(match_id, -1)
+@dataclass(frozen=True)
+class Arrival:
+    """A socket opening on a match: its seat (None: a spectator), its channel, whether the attendance after it is
+    read back, and whose mutes its chat panel needs (None: signed out)."""
+
+    match_id: int
+    seat: int | None
+    socket: str
+    read_back: bool
+    user_id: int | None
+
+
+Arrived = tuple[Attendance | None, int, frozenset[int]]
+
+
+def _arrived(asks: Sequence[Arrival]) -> list[Arrived]:
+    """Sockets' openings written (presence_open's rows, gathered), then, after every write, what each needs read:
+    the attendance of its match (when read back), its match's version in the database, its viewer's mutes. A few
+    queries for the whole gathering rather than seven for each socket."""
+    presence_open_many([(a.match_id, a.seat, a.socket) for a in asks])
+    read = sorted({a.match_id for a in asks if a.read_back})
+    known = attendances(read) if read else {}
+    versions = stored_versions(sorted({a.match_id for a in asks}))
+    mutes = muted_by_many([(a.match_id, a.user_id) for a in asks if a.user_id is not None])
+    return [(known[a.match_id] if a.read_back else None, versions.get(a.match_id, -1),
+             mutes.get((a.match_id, a.user_id), frozenset()) if a.user_id is not None else frozenset()) for a in asks]
+
+
+# One arrival per match a trip: each socket's read-back attendance is the table as its own opening left it.
+arrivals: Batched[Arrival, Arrived] = Batched(lambda asks: _arrived(asks), key=lambda ask: ask.match_id)

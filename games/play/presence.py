@@ -4,7 +4,7 @@ themselves."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -73,15 +73,23 @@ def presence_open(*, match_id: int, seat: int | None, socket: str, read_back: bo
     attendance after it (attendance()), so that opening is one trip from the event loop; without `read_back`,
     None (the caller knows what its opening changed). Each write commits on its own: a transaction over two
     tables could deadlock with one that locks them in the other order."""
+    presence_open_many([(match_id, seat, socket)])
+    return attendance(match_id) if read_back else None
+
+
+def presence_open_many(opened: Sequence[tuple[int, int | None, str]]) -> None:
+    """Sockets opened, each (match, seat or None, channel): their rows in one statement; each seat's last_seen in
+    a statement of its own (one row each: locking several seat rows at once could deadlock with a commit's)."""
     now = timezone.now()
     pulse_if_due()
+    process = process_key()
     models.Presence.objects.bulk_create(
-        [models.Presence(socket=socket, match_id=match_id, seat=seat, last_seen=now, process=process_key())],
+        [models.Presence(socket=socket, match_id=match_id, seat=seat, last_seen=now, process=process)
+         for match_id, seat, socket in opened],
         update_conflicts=True, unique_fields=["socket"], update_fields=["match", "seat", "last_seen", "process"],
     )
-    if seat is not None:
+    for match_id, seat in sorted({(match_id, seat) for match_id, seat, _ in opened if seat is not None}):
         Seat.objects.filter(match_id=match_id, index=seat).update(last_seen=now)
-    return attendance(match_id) if read_back else None
 
 
 def presence_close(*, match_id: int, seat: int | None, socket: str, read_back: bool = True) -> Attendance | None:

@@ -19,7 +19,7 @@ from ..catalog import kit
 from ..core.faults import DATABASE, db_unavailable
 from ..engines.base import IllegalAction, View
 from .bot_accounts import takeover_bot
-from .chat import ChatSocket, muted_by
+from .chat import ChatSocket
 from .decide import (
     Decider,
     decide_abort,
@@ -129,10 +129,12 @@ class MatchConsumer(ChatSocket, SessionBound):
         # sockets were dropped and opened again, and their reopenings fed the queue: issue 41). No frame of this
         # socket is handled before connect returns (Channels dispatches its messages one at a time).
         await self.accept()
-        self.muted = await database_sync_to_async(muted_by)(match_id=self.match_id, user_id=self.user_id)
+        self.muted: frozenset[int] = frozenset()
         await self.join_user_group()
         self.live = live
-        await live.arrive(self)
+        # Its mutes come with its presence's trip, gathered with the other sockets opening meanwhile: joined to the
+        # person's group first, so a mute made while it opens is read or heard, never missed.
+        self.muted = await live.arrive(self) or frozenset()
         live.attach(self)
         # The chat panel comes with the page, in the one message a page opens with.
         await self.show(live, live.render_cache(), full=True, extra=await self.chat_panel())

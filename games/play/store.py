@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 import orjson
 from django.db import connection, transaction
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from ..models import Match, Move, Seat
@@ -59,6 +62,34 @@ def load(match_id: int) -> Snapshot | None:
     recent = list(Move.objects.filter(match_id=match_id).order_by("-number").values_list("seat", "note")[:NOTES_KEPT])
     moved = tuple(sorted(Move.objects.filter(match_id=match_id).order_by().values_list("seat", flat=True).distinct()))
     return snapshot_of(match, seats, tuple(reversed(recent)), moved)
+
+
+def load_many(match_ids: Sequence[int]) -> dict[int, Snapshot]:
+    """load() of several matches in four queries (those that exist): the tables a process opens at once."""
+    ids = sorted(set(match_ids))
+    matches = {match.pk: match for match in Match.objects.filter(pk__in=ids).order_by()}
+    if not matches:
+        return {}
+    seats: dict[int, list[Seat]] = {match_id: [] for match_id in matches}
+    for row in Seat.objects.filter(match_id__in=list(matches)).select_related("user", "substitute").order_by():
+        seats[row.match_id].append(row)
+    # Each match's last NOTES_KEPT notes: numbered from the newest within the match, the first ones kept.
+    newest = Window(RowNumber(), partition_by=[F("match_id")], order_by=F("number").desc())
+    notes: dict[int, list[tuple[int, int, str]]] = {match_id: [] for match_id in matches}
+    rows = (Move.objects.filter(match_id__in=list(matches)).annotate(newest=newest).filter(newest__lte=NOTES_KEPT)
+            .order_by().values_list("match_id", "number", "seat", "note"))
+    for match_id, number, seat, note in rows:
+        notes[match_id].append((number, seat, note))
+    moved: dict[int, set[int]] = {match_id: set() for match_id in matches}
+    seated = Move.objects.filter(match_id__in=list(matches)).order_by().values_list("match_id", "seat").distinct()
+    for match_id, seat in seated:
+        moved[match_id].add(seat)
+    return {
+        match_id: snapshot_of(match, sorted(seats[match_id], key=lambda row: row.index),
+                              tuple((seat, note) for _, seat, note in sorted(notes[match_id])),
+                              tuple(sorted(moved[match_id])))
+        for match_id, match in matches.items()
+    }
 
 
 def stored_versions(match_ids: list[int]) -> dict[int, int]:
