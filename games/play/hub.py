@@ -364,5 +364,5 @@ def _load_attended_many(match_ids: Sequence[int]) -> list[Loaded]:
 
 # The matches this process's sockets open, read in gathered trips (games.core.batch): at a club's opening, one
 # trip per table queued past daphne's handshake timeout (issue 47).
-loads: Batched[int, Loaded] = Batched(lambda match_ids: _load_attended_many(match_ids))
+loads: Batched[int, Loaded] = Batched(_load_attended_many)
 

@@ -379,4 +379,4 @@ def _arrived(asks: Sequence[Arrival]) -> list[Arrived]:
 
 
 # One arrival per match a trip: each socket's read-back attendance is the table as its own opening left it.
-arrivals: Batched[Arrival, Arrived] = Batched(lambda asks: _arrived(asks), key=lambda ask: ask.match_id)
+arrivals: Batched[Arrival, Arrived] = Batched(_arrived, key=lambda ask: ask.match_id)
