@@ -14,8 +14,10 @@ The rule (lichess's, adapted):
 The answer holds because the claim is made in the transaction that seats: a Board row per person, keyed by the
 person (games.models.Board). Two roads racing to seat one person both insert the same key: on PostgreSQL the
 second waits for the first's commit and then fails on the key, on SQLite the writers are serialised already; the
-loser's transaction rolls back with its match. The board is released in the transaction that ends the match
-(a subscriber of the end, games/endings.py).
+loser's transaction rolls back with its match. One transaction may seat several tables (an arena's pairing), so two
+roads can each hold a key the other is about to insert: PostgreSQL then ends one insert as a deadlock, and that road
+is refused as if it had lost the race on the key (it did: the other road holds the person).
+The board is released in the transaction that ends the match (a subscriber of the end, games/endings.py).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.utils import timezone
 
 from accounts.models import User
@@ -136,7 +138,9 @@ def claim(match_id: int, clock: dict[str, Any] | None, user_ids: Iterable[int]) 
     board if it is clocked; ServiceError with the gate's reason if one of them may not sit now (the caller's
     transaction then rolls back, match and all). A seek they wait with elsewhere is passed by quick pairing
     while they play (games.pool.pairing asks `holders`)."""
-    people = list(User.objects.filter(pk__in=list(user_ids), is_bot=False))
+    # In the key's order: two claims racing for the same people take their keys in one order and cannot deadlock
+    # each other (a deadlock is still possible across an arena's several tables: caught below).
+    people = list(User.objects.filter(pk__in=list(user_ids), is_bot=False).order_by("pk"))
     busy = holders(user.pk for user in people)  # one query; a board is named (two more) only for who holds one
     for user in people:
         sitter = sitter_of(user, holds=user.pk in busy)
@@ -150,11 +154,19 @@ def claim(match_id: int, clock: dict[str, Any] | None, user_ids: Iterable[int]) 
     try:
         with transaction.atomic():  # a savepoint: the key's failure leaves the caller's transaction usable
             Board.objects.bulk_create([Board(user_id=user.pk, match_id=match_id, since=now) for user in people])
-    except IntegrityError:
-        # Seated elsewhere by another road at this very moment (its transaction committed first).
+    except (IntegrityError, OperationalError) as error:
+        if isinstance(error, OperationalError) and not is_deadlock(error):
+            raise
+        # Seated elsewhere by another road at this very moment (its transaction committed first, or holds the key
+        # this one waited for while waiting on a key of this one: PostgreSQL ended this insert to break the circle).
         busy = holders(user.pk for user in people)
         names = ", ".join(user.name for user in people if user.pk in busy) or "A player"
         raise ServiceError(f"{names} just sat down at another match.") from None
+
+
+def is_deadlock(error: OperationalError) -> bool:
+    """PostgreSQL's deadlock_detected (SQLSTATE 40P01), under Django's wrapper."""
+    return getattr(error.__cause__, "sqlstate", None) == "40P01"
 
 
 def release(snap: Snapshot) -> None:

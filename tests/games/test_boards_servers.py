@@ -148,3 +148,52 @@ async def test_four_roads_racing_on_two_processes_seat_each_person_at_one_clocke
         for sock in sockets:
             await sock.close()
         await asyncio.gather(asyncio.to_thread(one.stop), asyncio.to_thread(two.stop))
+
+
+postgres_only = pytest.mark.skipif(connection.vendor != "postgresql",
+                                   reason="the deadlock of two claims is PostgreSQL's (SQLite serialises writers)")
+
+
+@postgres_only
+def test_two_roads_each_holding_a_key_the_other_wants_end_with_one_refused_and_the_other_seated() -> None:
+    """The CI's deadlock (an arena's pairing seats several tables in one transaction, so a road racing it for the
+    same people may take their keys in the other order): PostgreSQL ends one insert, and that road is refused with
+    the gate's words instead of failing with a traceback; the other seats both people."""
+    import threading
+
+    from django.db import connections, transaction
+
+    from games import boards
+    from games.play.snapshot import ServiceError
+
+    ann, ben = make_user("ann"), make_user("ben")
+    matches = [create_match(creator=make_user(f"host{i}"), game="gomori", players=2, seats=[SeatSpec("open")],
+                            clock=LIVE) for i in range(4)]
+    both_hold_one = threading.Barrier(2, timeout=30)
+    outcomes: dict[str, str] = {}
+
+    def road(name: str, first: Any, second: Any, tables: list[Any]) -> None:
+        try:
+            with transaction.atomic():
+                boards.claim(tables[0].pk, tables[0].clock, [first.pk])
+                both_hold_one.wait()
+                boards.claim(tables[1].pk, tables[1].clock, [second.pk])
+            outcomes[name] = "seated"
+        except ServiceError as refused:
+            outcomes[name] = str(refused)
+        except Exception as error:
+            outcomes[name] = f"failed: {error!r}"
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=road, args=("one", ann, ben, matches[:2])),
+               threading.Thread(target=road, args=("two", ben, ann, matches[2:]))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert sorted(outcomes.values()) == ["A player just sat down at another match.", "seated"], outcomes
+    winner = matches[:2] if outcomes["one"] == "seated" else matches[2:]
+    assert dict(Board.objects.values_list("user_id", "match_id")) == (
+        {ann.pk: winner[0].pk, ben.pk: winner[1].pk} if outcomes["one"] == "seated"
+        else {ben.pk: winner[0].pk, ann.pk: winner[1].pk})
