@@ -9,9 +9,9 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app registry loaded)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from accounts.socket_auth import AuthStack  # noqa: E402  (needs the app registry loaded)
 from config.origins import SameOriginValidator  # noqa: E402
 from games.api.outlet import OutletMiddleware  # noqa: E402
 from games.play.scheduler import BotRunnerMiddleware  # noqa: E402
@@ -21,7 +21,7 @@ router = ProtocolTypeRouter(
     {
         # The Bot API's streams learn how much their reader left unread (games.api.outlet).
         "http": OutletMiddleware(django_asgi_app),
-        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": SameOriginValidator(AuthStack(URLRouter(websocket_urlpatterns))),
     }
 )
 # The bot runner starts with the first request or socket this process serves.
