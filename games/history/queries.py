@@ -94,7 +94,9 @@ def players_named(text: str) -> list[User]:
 
     One query (two for a numbered name or a choice): the name keys' unique index, and Lower() on both sides of
     the username and display name, so that both databases use the user_username_lower and
-    user_display_name_lower indexes (SQLite's LIKE and PostgreSQL's UPPER() each scanned the users table)."""
+    user_display_name_lower indexes (SQLite's LIKE and PostgreSQL's UPPER() each scanned the users table). The
+    three are a union rather than one OR: PostgreSQL cannot combine an index with a subquery's IN, and walked
+    every user in id order."""
     name = " ".join(text.split())
     if not name:
         return []
@@ -103,11 +105,12 @@ def players_named(text: str) -> list[User]:
         person = _people().filter(Q(username_lower=Lower(Value(chosen["username"])))).order_by("pk").first()
         if person is not None and same_name(person.name, chosen["name"]):
             return [person]
-    condition = Q(username_lower=Lower(Value(name))) | Q(display_lower=Lower(Value(name)))
+    lowered = Lower(Value(name))
+    arms = [_people().filter(Q(username_lower=lowered)), _people().filter(Q(display_lower=lowered))]
     keys = name_keys(name)
     if keys:
-        condition |= Q(pk__in=NameKey.objects.filter(key__in=keys).values("user_id"))
-    found = list(_people().filter(condition).order_by("pk")[:CANDIDATES])
+        arms.append(_people().filter(pk__in=NameKey.objects.filter(key__in=keys).values("user_id")))
+    found = list(arms[0].union(*arms[1:]).order_by("pk")[:CANDIDATES])
     unnumbered = undistinct_name(name) if not found else None
     return players_named(unnumbered) if unnumbered else found
 
