@@ -4,12 +4,16 @@ match: the live core (games.play) is the only writer of a match's row."""
 from __future__ import annotations
 
 import secrets
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
 from ..engines import SLUGS
+
+if TYPE_CHECKING:
+    from ..lobby.queries import ListSeat
 
 GAME_CHOICES = [(slug, slug.title()) for slug in SLUGS]
 
@@ -81,6 +85,7 @@ class Match(models.Model):
     # Not columns: what the selectors that list matches attach (prefetches' to_attr, the lobby's offers), and
     # the lobby's links.
     seat_list: list[Seat]
+    list_seats: list[ListSeat]  # the lobby's lists: seats and players as plain values (games.lobby.queries)
     occupied: list[Seat]
     bot_seats: list[Seat]  # games.history.listing's rebuild
     replay_moves: list[Move]
