@@ -244,8 +244,10 @@ def finished_text(value: dt.datetime) -> str:
     return _local_text(timezone.localtime(value))
 
 
-def _local_text(local: dt.datetime) -> str:
-    return f"{local.day} {MONTHS_3[local.month].title()} {local.year:04d}, {local.hour:02d}:{local.minute:02d}"
+def _local_text(local: dt.datetime, months: dict[int, str] | None = None) -> str:
+    """`months`: the month names already looked up (a page's rows share a few; each look-up is a translation's)."""
+    month = months[local.month] if months is not None else MONTHS_3[local.month].title()
+    return f"{local.day} {month} {local.year:04d}, {local.hour:02d}:{local.minute:02d}"
 
 
 def seat_names(seats: list[RowSeat]) -> list[str]:
@@ -255,14 +257,32 @@ def seat_names(seats: list[RowSeat]) -> list[str]:
     return [name or f"Seat {index + 1}" for index, name in enumerate(names)]
 
 
-def _cells(seats: list[RowSeat], winners: list[int], left: list[int], names: list[str], profile: Link,
+class _People:
+    """A page's players' pictures and profile links, made once a page for each person however many rows they are
+    in (the subject is in every row of their history): each avatar URL reads the script prefix and URLconf from
+    context-locals, ~4 µs a seat. Keyed by the row's values, so a renamed player is a new entry."""
+
+    def __init__(self) -> None:
+        self.profile = Link("profile")
+        self.seen: dict[PersonRow, tuple[str, str]] = {}
+
+    def links(self, user: PersonRow) -> tuple[str, str]:
+        """(avatar URL, profile URL)."""
+        found = self.seen.get(user)
+        if found is None:
+            found = self.seen[user] = (user.avatar_url, self.profile(user.username))
+        return found
+
+
+def _cells(seats: list[RowSeat], winners: list[int], left: list[int], names: list[str], people: _People,
            accuracy: list[float | None]) -> list[PlayerCell]:
     cells = []
     for seat in seats:
         user = seat.user
         cell = PlayerCell(label=f"Seat {seat.index + 1}", winner=seat.index in winners, score=seat.final_score)
         if user is not None:
-            cell.label, cell.avatar_url, cell.profile_url = names[seat.index], user.avatar_url, profile(user.username)
+            cell.label = names[seat.index]
+            cell.avatar_url, cell.profile_url = people.links(user)
             cell.is_bot, cell.left = user.is_bot or user.program, seat.index in left
         if seat.index < len(accuracy) and accuracy[seat.index] is not None:
             cell.accuracy = f"{accuracy[seat.index]:.1f}"
@@ -281,7 +301,8 @@ def _rating_cells(change: tuple[float, float] | None) -> dict[str, str]:
 
 def _rows(matches: list[RowMatch], seat_lists: dict[int, list[RowSeat]], subject: User | None,
           changes: dict[int, tuple[float, float]] | None = None) -> list[HistoryRow]:
-    profile, replay, export = Link("profile"), Link("replay", numeric=True), Link("export_match", numeric=True)
+    people, replay, export = _People(), Link("replay", numeric=True), Link("export_match", numeric=True)
+    months = {month: MONTHS_3[month].title() for month in MONTHS_3}
     analysed = accuracies(match.pk for match in matches)  # one query: the page's analysed matches
     # Looked up once a page, not twice a row (timezone.localtime reads it from a context-local each time).
     zone = timezone.get_current_timezone()
@@ -303,14 +324,14 @@ def _rows(matches: list[RowMatch], seat_lists: dict[int, list[RowSeat]], subject
         local = match.finished_at.astimezone(zone) if match.finished_at else None
         rows.append(HistoryRow(
             match, seats, mine_outcome, winners,
-            players=_cells(seats, firsts, outcome.left if outcome is not None else [], names, profile,
+            players=_cells(seats, firsts, outcome.left if outcome is not None else [], names, people,
                            analysed.get(match.pk, [])),
             game_name=info.name,
             score_label=info.score_label, score_title=info.score_title, score_unit=info.score_unit,
             draw=everyone_drew, result_text=describe_result(match.result, names, None, brief=True),
             duration_text=format_duration(duration),
             finished_iso=local.isoformat() if local else "",
-            finished_text=_local_text(local) if local else "",
+            finished_text=_local_text(local, months) if local else "",
             replay_url=replay(match.pk), export_url=export(match.pk),
             **_rating_cells((changes or {}).get(match.pk)),
         ))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import deque
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.utils import timezone
@@ -34,9 +34,20 @@ class ReplayError(ValueError):
     """A recorded or imported action list that the engine refuses; the message says where and why."""
 
 
-def recorded_moves(match: Match) -> list[Move]:
+class RecordedMove(NamedTuple):
+    """What a replay reads of a move, as plain values: building a Move for each of a match's 171 moves was the
+    replay page's largest cost in the ORM (issue 47)."""
+
+    number: int
+    seat: int
+    action: Any
+    note: str
+
+
+def recorded_moves(match: Match) -> list[RecordedMove]:
     """The match's moves in order (one query)."""
-    return list(Move.objects.filter(match_id=match.pk).order_by("number"))
+    rows = Move.objects.filter(match_id=match.pk).order_by("number").values_list("number", "seat", "action", "note")
+    return [RecordedMove(*row) for row in rows]
 
 
 def initial_state(game: str, players: int, seed: int, options: dict[str, Any] | None) -> Any:
@@ -58,13 +69,13 @@ def replay(game: str, players: int, seed: int, options: dict[str, Any] | None,
         yield state
 
 
-def state_after(match: Match, moves: Sequence[Move], number: int) -> Any:
+def state_after(match: Match, moves: Sequence[RecordedMove], number: int) -> Any:
     """The match's state after its first `number` moves (0: the deal)."""
     actions = [(move.seat, move.action) for move in moves[:number]]
     return deque(replay(match.game, match.players, match.seed, match.options, actions), maxlen=1)[0]
 
 
-def states_around(match: Match, moves: Sequence[Move], number: int) -> tuple[Any, Any]:
+def states_around(match: Match, moves: Sequence[RecordedMove], number: int) -> tuple[Any, Any]:
     """The match's state before and after its move `number` (before is None for the deal, number 0)."""
     actions = [(move.seat, move.action) for move in moves[:number]]
     last_two = deque(replay(match.game, match.players, match.seed, match.options, actions), maxlen=2)

@@ -17,6 +17,7 @@ from accounts.models import User, Viewer
 
 from ..core.jinja import render_block
 from ..core.web import HtmxRequest
+from ..lobby.forms import field_view
 from ..models import Match, Move
 from ..play.access import can_watch
 from ..results import OUTCOME_LABELS
@@ -32,6 +33,16 @@ def history_table(page: display.HistoryPage, viewer: Viewer) -> SafeString:
         "rows": page.rows,
         "show_result": bool(page.subject or viewer.is_authenticated),
         "outcome_labels": OUTCOME_LABELS,
+    }))
+
+
+def filter_fields(form: HistoryFilterForm) -> SafeString:
+    """The form's fields, drawn by Jinja2 from their widgets' own context (templates/jinja2/games/
+    history_filters.html) rather than by Django's widget templates: 3.6 ms of a 13.5 ms page (issue 47)."""
+    return mark_safe(render_block("games/history_filters.html", "fields", {
+        "fields": [{"name": field.name, "view": field_view(field)} for field in form],
+        "name_field": form.name_field,
+        "names_list": NAMES_LIST,
     }))
 
 
@@ -103,6 +114,8 @@ def _history_response(request: HtmxRequest, form: HistoryFilterForm, subject: Us
         notice = page.notice
     context = {
         "form": form,
+        # Only the whole page has the form (an htmx request redraws the results alone).
+        "filter_fields": "" if request.htmx and not request.htmx.boosted else filter_fields(form),
         "history": page,
         "history_table": history_table(page, request.user) if page else "",
         "subject": page.subject if page else None,

@@ -3,11 +3,12 @@ best-rated first)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from statistics import fmean
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 
-from accounts.models import Viewer
+from accounts.models import PERSON_FIELDS, PersonRow, Viewer
 
 from ..models import Match, Seat
 from ..play.wording import distinct_names
@@ -18,17 +19,49 @@ from ..ratings.read import ratings_by_game
 # stays in the database: the lists read 56 matches for every lobby page and every redraw of its socket.
 LIST_FIELDS = ("id", "game", "players", "status", "is_public", "created_by", "created_at", "updated_at",
                "started_at", "waiting_on")
-LIST_SEAT_FIELDS = ("id", "match_id", "index", "user_id", "invite_only", "user__id", "user__username",
-                    "user__display_name", "user__avatar", "user__avatar_choice", "user__is_bot")
+LIST_SEAT_FIELDS = ("match_id", "index", "user_id", "invite_only", "user__bot_level",
+                    *(f"user__{name}" for name in PERSON_FIELDS))
 
 
-def _with_seat_list(matches: QuerySet[Match]) -> QuerySet[Match]:
-    """Seats and players as a plain list, match.seat_list: the lists read them for every match, and each
-    match.seats.all() on a prefetched manager clones a queryset."""
-    seats = Seat.objects.select_related("user").only(*LIST_SEAT_FIELDS).order_by("index")
-    # The attribute is declared on Match (for the code that reads it), which the stubs' plugin sees as a redefinition.
-    return matches.only(*LIST_FIELDS).prefetch_related(  # type: ignore[no-redef]
-        Prefetch("seats", queryset=seats, to_attr="seat_list"))
+@dataclass(frozen=True)
+class ListPlayer(PersonRow):
+    """A seat's player as the lists show them, with the bot level Watch rates a bot by."""
+
+    bot_level: str = ""
+
+
+@dataclass(frozen=True)
+class ListSeat:
+    """One seat of a listed match, as plain values (match.list_seats): the lists read every seat of up to 150
+    matches for every lobby page, and building a Seat and a User for each was half the page's time (issue 47)."""
+
+    index: int
+    user_id: int | None
+    invite_only: bool
+    user: ListPlayer | None
+
+
+def _seats_of(match_ids: list[int]) -> dict[int, list[ListSeat]]:
+    """Every seat of these matches with its player, by match, in seat order (one query)."""
+    seats: dict[int, list[ListSeat]] = {match_id: [] for match_id in match_ids}
+    rows = Seat.objects.filter(match_id__in=match_ids).order_by("match_id", "index").values(*LIST_SEAT_FIELDS)
+    for row in rows:
+        user_id = row["user_id"]
+        player = None if user_id is None else ListPlayer(
+            pk=user_id, username=row["user__username"], display_name=row["user__display_name"],
+            avatar=row["user__avatar"], avatar_choice=row["user__avatar_choice"], is_bot=row["user__is_bot"],
+            program=row["user__program"], bot_level=row["user__bot_level"] or "")
+        seats[row["match_id"]].append(ListSeat(row["index"], user_id, row["invite_only"], player))
+    return seats
+
+
+def _with_seats(matches: QuerySet[Match]) -> list[Match]:
+    """The matches (read with .only(*LIST_FIELDS)) with their seats and players as match.list_seats (two queries)."""
+    listed = list(matches)
+    seats = _seats_of([match.pk for match in listed])
+    for match in listed:
+        match.list_seats = seats[match.pk]
+    return listed
 
 
 def open_matches(user: Viewer, limit: int = 30) -> list[Match]:
@@ -37,7 +70,7 @@ def open_matches(user: Viewer, limit: int = 30) -> list[Match]:
                                    seats__invite_only=False)
     if user.is_authenticated:
         matches = matches.exclude(seats__user=user)
-    return list(_with_seat_list(matches.distinct().order_by("-created_at"))[:limit])
+    return _with_seats(matches.distinct().order_by("-created_at").only(*LIST_FIELDS)[:limit])
 
 
 def my_matches(user: Viewer, limit: int = 30) -> list[Match]:
@@ -50,10 +83,10 @@ def my_matches(user: Viewer, limit: int = 30) -> list[Match]:
     matches = Match.objects.filter(
         pk__in=Seat.objects.filter(user=user, match_id__in=current).values("match_id")
     ).order_by("-updated_at")
-    rows = list(_with_seat_list(matches)[:limit])
+    rows = _with_seats(matches.only(*LIST_FIELDS)[:limit])
     for match in rows:  # what the list offers besides opening it (the deciders decide again on the click)
-        others = [seat for seat in match.seat_list if seat.user_id != user.pk]
-        mine = next((seat for seat in match.seat_list if seat.user_id == user.pk), None)
+        others = [seat for seat in match.list_seats if seat.user_id != user.pk]
+        mine = next((seat for seat in match.list_seats if seat.user_id == user.pk), None)
         match.can_cancel = match.status == Match.Status.WAITING and match.created_by_id == user.pk
         match.can_abandon = (not match.can_cancel and bool(others)
                              and all(seat.user is not None and seat.user.is_bot for seat in others))
@@ -67,8 +100,8 @@ def _whose_turn(match: Match, user: Viewer) -> str:
     """Where a match of this person's stands: "Your turn", "Bob's turn", or its status."""
     if match.status != Match.Status.ACTIVE or not match.waiting_on:
         return match.get_status_display()
-    seats = {seat.index: (position, seat) for position, seat in enumerate(match.seat_list)}
-    given = distinct_names([seat.user.name if seat.user else "" for seat in match.seat_list])
+    seats = {seat.index: (position, seat) for position, seat in enumerate(match.list_seats)}
+    given = distinct_names([seat.user.name if seat.user else "" for seat in match.list_seats])
     names = []
     for index in match.waiting_on:
         position, seat = seats.get(index, (None, None))
@@ -86,7 +119,7 @@ def named(matches: list[Match]) -> list[Match]:
     """Each match with seat_names, its seats' names as its table gives them (two Regular bots are "Ruhd Regular"
     and "Ruhd Regular 2": games.play.wording.distinct_names, the one naming)."""
     for match in matches:
-        match.seat_names = distinct_names([seat.user.name if seat.user else "" for seat in match.seat_list])
+        match.seat_names = distinct_names([seat.user.name if seat.user else "" for seat in match.list_seats])
     return matches
 
 
@@ -118,22 +151,21 @@ def watchable_matches(user: Viewer, limit: int = 20) -> list[Match]:
     candidates = dict(matches.order_by("-started_at").values_list("pk", "game")[:SCANNED])
     if not candidates:
         return []
-    seats = list(Seat.objects.filter(match_id__in=list(candidates)).select_related("user")
-                 .only(*LIST_SEAT_FIELDS, "user__bot_level").order_by("index"))
-    ratings = ratings_by_game((candidates[seat.match_id], seat.user) for seat in seats if seat.user is not None)
+    seat_lists = _seats_of(list(candidates))
+    ratings = ratings_by_game((candidates[match_id], seat.user) for match_id, seats in seat_lists.items()
+                              for seat in seats if seat.user is not None)
     by_match: dict[int, dict[int, int]] = {}
-    seat_lists: dict[int, list[Seat]] = {}
-    for seat in seats:
-        seat_lists.setdefault(seat.match_id, []).append(seat)
-        if seat.user is not None:
-            by_match.setdefault(seat.match_id, {})[seat.index] = round(ratings[candidates[seat.match_id], seat.user.pk])
+    for match_id, seats in seat_lists.items():
+        for seat in seats:
+            if seat.user is not None:
+                by_match.setdefault(match_id, {})[seat.index] = round(ratings[candidates[match_id], seat.user.pk])
     order = list(candidates)  # newest first: the tie-break
     best = sorted(order, key=lambda pk: (-fmean(by_match[pk].values()) if by_match.get(pk) else 0.0,
                                          order.index(pk)))[:limit]
     rows = {match.pk: match for match in Match.objects.filter(pk__in=best).only(*LIST_FIELDS)}
     listed = [rows[pk] for pk in best if pk in rows]
     for match in listed:
-        match.seat_list = seat_lists.get(match.pk, [])
+        match.list_seats = seat_lists.get(match.pk, [])
         match.seat_ratings = by_match.get(match.pk, {})
         match.mean_rating = fmean(match.seat_ratings.values()) if match.seat_ratings else 0.0
     return listed

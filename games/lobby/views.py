@@ -36,8 +36,9 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "games/home.html", {"games": GAMES.values()})
 
 
-def _lobby_page(request: HttpRequest, forms: list[CreateMatchForm], *, open_game: str = "",
+def _lobby_page(request: HttpRequest, forms: list[CreateMatchForm] | None, *, open_game: str = "",
                 status: int = 200) -> HttpResponse:
+    """The lobby page; `forms`: the create forms as posted, None for every game's blank."""
     csrf_token = get_token(request)
     challenge_read = page_challenges(request.user)
     # The person's board, read once for the grid and the lists (each socket, drawing one alone, reads its own).
@@ -58,7 +59,7 @@ def play(request: HtmxRequest) -> HttpResponse:
     """The lobby: the create forms and the lists (only the lists for htmx)."""
     if request.htmx:
         return HttpResponse(display.lists_html(request.user, get_token(request)))
-    return _lobby_page(request, all_forms())
+    return _lobby_page(request, None)
 
 
 @login_required

@@ -4,6 +4,7 @@ match: the live core (games.play) is the only writer of a match's row."""
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -81,6 +82,9 @@ class Match(models.Model):
     # Not columns: what the selectors that list matches attach (prefetches' to_attr, the lobby's offers), and
     # the lobby's links.
     seat_list: list[Seat]
+    # The lobby's lists: seats and players as plain values (games.lobby.queries.ListSeat, which the models, below
+    # every feature, do not import).
+    list_seats: list[Any]
     occupied: list[Seat]
     bot_seats: list[Seat]  # games.history.listing's rebuild
     replay_moves: list[Move]

@@ -5,6 +5,7 @@ level's measured rating, the same number the seat choices and the leaderboard sh
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, Protocol
 
 from accounts.models import User
 
@@ -27,7 +28,18 @@ def rating_of(user: User, game: str) -> float:
     return ratings_of(game, [user])[user.pk]
 
 
-def ratings_by_game(players: Iterable[tuple[str, User]]) -> dict[tuple[str, int], float]:
+class Rated(Protocol):
+    """What a rating is read from: a User, or a list's plain row of one (games.lobby.queries.ListPlayer)."""
+
+    @property
+    def pk(self) -> Any: ...
+    @property
+    def is_bot(self) -> bool: ...
+    @property
+    def bot_level(self) -> str: ...
+
+
+def ratings_by_game(players: Iterable[tuple[str, Rated]]) -> dict[tuple[str, int], float]:
     """(game, user id) -> current rating, for (game, player) pairs of several games: `ratings_of`'s numbers in one
     query for them all (the lobby's Watch list read one a game)."""
     pairs = list(players)
