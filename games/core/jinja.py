@@ -134,10 +134,11 @@ def piece(name: str, **values: Any) -> Markup:
     the next, and drawing each again dominated a move's cost. The HTML comes from the arguments only, so it
     can't carry one viewer's view to another."""
     key = (name, repr(sorted(values.items())))
-    return _pieces.get(key, lambda: _draw_piece(name, values))
+    return _pieces.get(key, lambda: draw_piece(name, **values))
 
 
-def _draw_piece(name: str, values: dict[str, Any]) -> Markup:
+def draw_piece(name: str, **values: Any) -> Markup:
+    """A small macro's HTML, drawn now (piece remembers it; games.presenters.gomori remembers its cells itself)."""
     template_name, macro = name.split("#")
     return Markup(getattr(fragments_environment().get_template(template_name).module, macro)(**values))
 

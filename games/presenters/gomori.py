@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
+from markupsafe import Markup
+
+from ..core.memo import Memo
 from ..engines.base import card_name
 from . import NO_TIMING, Deferred, Timing, card, send, send_ui, spoken_name
 
@@ -62,6 +65,9 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
             if action["card"] == selected and tuple(action["at"]) == king_at and action.get("king_target"):
                 king_targets[tuple(action["king_target"])] = send(action)
 
+    def keys() -> list[list[CellKey]]:
+        return _cell_keys(view, stacks, (r0, r1, c0, c1), selected, targets, king_at, king_targets)
+
     playable_cards = {a["card"] for a in legal}
     hand = [
         {
@@ -103,8 +109,10 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     return {
         # What the last move was, for the page's sound cue (static/js/site.js): cards gathered.
         "cue": "gather" if any(p.get("gathered_cells") for p in plays) else "",
-        # Made when the board is drawn: a board its viewers share is drawn once an update.
-        "rows": Deferred(lambda: _rows(view, stacks, (r0, r1, c0, c1), selected, targets, king_at, king_targets)),
+        # Made when the board is drawn: a board its viewers share is drawn once an update. The board draws each
+        # cell's HTML (remembered by its key); the rules' examples read the cells' entries.
+        "rows": Deferred(lambda: [[_cell_entry(key) for key in row] for row in keys()]),
+        "cells_html": Deferred(lambda: [[_cell_html(key) for key in row] for row in keys()]),
         "columns": c1 - c0 + 1,
         "hand": hand,
         "prompt": prompt,
@@ -118,12 +126,33 @@ def present(view: dict[str, Any], seat: int | None, ui: dict[str, Any], names: l
     }
 
 
-def _rows(
+class CellKey(NamedTuple):
+    """All a field cell's drawing depends on: its cell's entry (and so its HTML) is made from these alone, so equal
+    keys draw the same HTML, whoever looks and in whichever match."""
+
+    r: int
+    c: int
+    r0: int  # the window's top left cell, which the label counts from
+    c0: int
+    codes: tuple[str, ...]  # its stack, bottom first (empty: no card)
+    face_up: bool
+    play: str | None  # the play's hx-vals, when the selected card may go here
+    choose: str | None  # the selection's hx-vals, when it may go here and then needs a king's target
+    king_target: str | None  # the king's play turning this cell's card face-down
+    selected: str  # the selected card (its name is in a target's words), else ""
+    king_cell: bool
+    played: bool  # what the last move did here
+    flipped: bool
+    gathered: bool
+    first: bool  # the first cell a play may go to: where the focus moves once a card is chosen
+
+
+def _cell_keys(
     view: dict[str, Any], stacks: dict[tuple[int, int], Any], window: tuple[int, int, int, int], selected: Any,
     targets: dict[tuple[int, int], dict[str, Any]], king_at: tuple[int, int] | None,
     king_targets: dict[tuple[int, int], str],
-) -> list[list[dict[str, Any]]]:
-    """The field's cells over the window, each with what the board template draws."""
+) -> list[list[CellKey]]:
+    """The field's cells over the window, each as what its drawing depends on."""
     r0, r1, c0, c1 = window
     last = view.get("last") or {}
     plays = last.get("plays") or []
@@ -132,67 +161,96 @@ def _rows(
     gathered_cells = {tuple(c) for p in plays for c in p.get("gathered_cells", [])}
 
     rows = []
-    first = True  # the first cell a play may go to: where the focus moves once a card is chosen
+    first = True
     for r in range(r0, r1 + 1):
         cells = []
         for c in range(c0, c1 + 1):
             stack = stacks.get((r, c))
-            # The id names the field's own cell, which keeps it while the window moves: the page puts the
-            # keyboard focus back on it after an update.
-            entry: dict[str, Any] = {"at": [r, c], "label": f"row {r - r0 + 1}, column {c - c0 + 1}",
-                                     "id": f"gc{r}_{c}"}
-            if stack:
-                codes = stack["stack"]
-                entry.update(
-                    top=card(codes[-1]),
-                    face_up=stack["face_up"],
-                    height=len(codes),
-                    beneath=", ".join(card_name(code) for code in reversed(codes[:-1])),
-                    top_name=card_name(codes[-1]),
-                )
-            classes = ["gomori-cell"]
-            target = targets.get((r, c))
-            where = entry["label"]
-            if stack:
-                where += f", on the {entry['top_name'] if stack['face_up'] else 'face-down card'}"
-            if target and "send" in target:
-                entry.update(hx=target["send"], aria=f"Play the {card_name(selected)} here ({where})")
-                classes.append("target")
-            elif target:
-                entry.update(
-                    hx=target["ui"], aria=f"Play the {card_name(selected)} here ({where}), then choose its target"
-                )
-                classes.append("target")
-            elif (r, c) in king_targets:
-                entry.update(hx=king_targets[(r, c)], aria=f"Turn the {entry['top_name']} face-down ({entry['label']})")
-                classes.append("king-target")
-            entry["arrive"] = (r, c) in last_cells
-            for flag, name in (
-                (king_at == (r, c), "king-cell"),
-                ((r, c) in last_cells, "last-play"),
-                ((r, c) in flipped_cells, "flipped"),
-                ((r, c) in gathered_cells, "gathered"),
-            ):
-                if flag:
-                    classes.append(name)
-            if "hx" in entry and first:
-                entry["first"] = True
-                first = False
-            entry["name"] = _cell_name(entry, stack, (r, c) in last_cells, (r, c) in flipped_cells,
-                                       (r, c) in gathered_cells)
-            entry["classes"] = " ".join(classes)
-            cells.append(entry)
+            target = targets.get((r, c)) or {}
+            king_target = None if target else king_targets.get((r, c))
+            acts = bool(target) or king_target is not None
+            cells.append(CellKey(
+                r, c, r0, c0, tuple(stack["stack"]) if stack else (), bool(stack and stack["face_up"]),
+                target.get("send"), target.get("ui"), king_target, selected if target else "",
+                king_at == (r, c), (r, c) in last_cells, (r, c) in flipped_cells, (r, c) in gathered_cells,
+                acts and first,
+            ))
+            first = first and not acts
         rows.append(cells)
     return rows
 
 
-def _cell_name(entry: dict[str, Any], stack: Any, played: bool, flipped: bool, gathered: bool) -> str:
+def _cell_entry(key: CellKey) -> dict[str, Any]:
+    """A cell's entry, with what the board template draws (the macro games/tables/gomori.html#cell)."""
+    r, c, r0, c0 = key.r, key.c, key.r0, key.c0
+    # The id names the field's own cell, which keeps it while the window moves: the page puts the
+    # keyboard focus back on it after an update.
+    entry: dict[str, Any] = {"at": [r, c], "label": f"row {r - r0 + 1}, column {c - c0 + 1}", "id": f"gc{r}_{c}"}
+    codes = key.codes
+    if codes:
+        entry.update(
+            top=card(codes[-1]),
+            face_up=key.face_up,
+            height=len(codes),
+            beneath=", ".join(card_name(code) for code in reversed(codes[:-1])),
+            top_name=card_name(codes[-1]),
+        )
+    classes = ["gomori-cell"]
+    where = entry["label"]
+    if codes:
+        where += f", on the {entry['top_name'] if key.face_up else 'face-down card'}"
+    if key.play is not None:
+        entry.update(hx=key.play, aria=f"Play the {card_name(key.selected)} here ({where})")
+        classes.append("target")
+    elif key.choose is not None:
+        entry.update(hx=key.choose, aria=f"Play the {card_name(key.selected)} here ({where}), then choose its target")
+        classes.append("target")
+    elif key.king_target is not None:
+        entry.update(hx=key.king_target, aria=f"Turn the {entry['top_name']} face-down ({entry['label']})")
+        classes.append("king-target")
+    entry["arrive"] = key.played
+    for flag, name in (
+        (key.king_cell, "king-cell"),
+        (key.played, "last-play"),
+        (key.flipped, "flipped"),
+        (key.gathered, "gathered"),
+    ):
+        if flag:
+            classes.append(name)
+    if key.first:
+        entry["first"] = True
+    entry["name"] = _cell_name(entry, codes, key.face_up, key.played, key.flipped, key.gathered)
+    entry["classes"] = " ".join(classes)
+    return entry
+
+
+# Each cell's HTML by its key: most of a board's cells are as they were a move before, and the key is a few values
+# where the cell's entry is some twenty (with its card's), which was most of a board's cost (bench/README.md, issue
+# 47). A hundred live boards of some twenty cells, each changing a few a move, stay well within it.
+_CELL_HTML: Memo[Markup] = Memo(16384)
+CELL_MACRO = "games/tables/gomori.html#cell"
+
+
+def _cell_html(key: CellKey) -> Markup:
+    return _CELL_HTML.get(key, lambda: _draw_cell(key))
+
+
+def _draw_cell(key: CellKey) -> Markup:
+    # Imported here: the deciders import the presenters (through the catalog) and must load no Django
+    # (tests/games/play/test_purity.py); the templates are only reached when a board is drawn.
+    from ..core.jinja import draw_piece
+
+    return draw_piece(CELL_MACRO, cell=_cell_entry(key))
+
+
+def _cell_name(entry: dict[str, Any], codes: tuple[str, ...], face_up: bool, played: bool, flipped: bool,
+               gathered: bool) -> str:
     """What a screen reader says of a cell that is no button: its place, its top card, what the last move did."""
-    if not stack:
+    if not codes:
         text = f"{entry['label']}: empty"
     else:
-        top = spoken_name(stack["stack"][-1])
-        text = f"{entry['label']}: {top if stack['face_up'] else f'face-down card ({top})'}"
+        top = spoken_name(codes[-1])
+        text = f"{entry['label']}: {top if face_up else f'face-down card ({top})'}"
         if entry["height"] > 1:
             text += f", {entry['height']} cards"
     news = [word for flag, word in ((played, "just played"), (flipped, "just turned face-down"),

@@ -55,6 +55,17 @@ def test_every_field_says_what_it_redraws() -> None:
         assert set(field.metadata["redraws"]) <= set(FRAGMENTS), field.name
 
 
+def test_a_fragments_meta_is_the_values_of_the_fields_that_redraw_it(gomori_match: Match) -> None:
+    """drawn_from reads each fragment's fields as it was made (issue 47: read once, not from fields() each call)."""
+    snap = load(gomori_match.pk)
+    assert snap is not None
+    meta = table_meta(snap, {})
+    for name in (*FRAGMENTS, "log_entries"):
+        named = tuple(getattr(meta, f.name) for f in fields(TableMeta) if name in f.metadata["redraws"])
+        assert meta.drawn_from(name) == named, name
+    assert meta.drawn_from("board") == (meta.status, meta.version) and meta.drawn_from("error") == ()
+
+
 def test_a_changed_field_redraws_the_fragments_it_names(gomori_match: Match) -> None:
     snap = load(gomori_match.pk)
     assert snap is not None
