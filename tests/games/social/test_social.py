@@ -14,7 +14,8 @@ from factories import make_user
 
 from games import blocks
 from games.challenges import services as challenges
-from games.models import Block, Board, Challenge, Follow, OnlineSocket, PlayerStats, Seat
+from games.models import Block, Board, Challenge, Follow, OnlineSocket, PlayerStats, Process, Seat
+from games.play import liveness
 from games.play.snapshot import ServiceError
 from games.pool import pairing
 from games.social import queries, services
@@ -180,3 +181,16 @@ def test_quick_pairing_never_seats_two_people_of_whom_one_blocked_the_other() ->
     assert made is not None
     seated = set(Seat.objects.filter(match=made).values_list("user_id", flat=True))
     assert carol.pk in seated and seated != {alice.pk, bob.pk}
+
+
+def test_a_page_on_a_dead_process_stops_counting_and_its_row_is_forgotten() -> None:
+    bob = person("bob")
+    long_ago = timezone.now() - timedelta(hours=2)
+    Process.objects.create(key="dead", last_seen=long_ago)
+    OnlineSocket.objects.create(socket="x", user=bob, process="dead", opened_at=long_ago)
+    assert queries.statuses([bob.pk])[bob.pk].state == "offline"  # neither online nor away: gone for hours
+    Process.objects.create(key="alive", last_seen=timezone.now())
+    OnlineSocket.objects.create(socket="y", user=bob, process="alive", opened_at=long_ago)
+    assert queries.statuses([bob.pk])[bob.pk].state == "online"  # its process's pulse keeps an old page online
+    assert liveness.forget_dead() == 1
+    assert list(OnlineSocket.objects.values_list("socket", flat=True)) == ["y"]
