@@ -176,12 +176,13 @@ class ProfileForm(forms.ModelForm):
 
     class Meta:
         model = User
-        fields = ("display_name", "email", "refuse_challenges")
-        labels = {"refuse_challenges": "Refuse all challenges"}
+        fields = ("display_name", "email", "refuse_challenges", "hide_online")
+        labels = {"refuse_challenges": "Refuse all challenges", "hide_online": "Hide my online status"}
         help_texts = {
             "display_name": "What other players see. Leave empty to use your username.",
             "email": "For a password reset link, and the notifications you choose below once it is verified.",
             "refuse_challenges": "Nobody can challenge you from your profile; quick pairing and open seats still work.",
+            "hide_online": "You appear offline to everyone, the people who follow you included.",
         }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

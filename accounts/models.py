@@ -36,6 +36,8 @@ class User(AbstractUser):
     sounds = models.BooleanField(default=False)
     # Nobody may challenge this person (profile settings); quick pairing and open seats are unaffected.
     refuse_challenges = models.BooleanField(default=False)
+    # Shown offline to everyone, followers included (games.social): their Friends panels never list them.
+    hide_online = models.BooleanField(default=False)
     # A program's account (the Bot API, games.api): it plays through API tokens, never through the server's bot
     # runner (that is is_bot, the site's built-in bots). It is rated and challenged like a person, is marked BOT
     # wherever players are named, and is kept out of quick pairing and tournaments (lichess's rule).

@@ -7,7 +7,8 @@ keep the end without them:
 - a tournament counts its match and frees its players (games.tournaments.record; the tournament goes on after the
   commit);
 - a rated match is queued for its analysis (games.review.jobs).
-- the players' boards are released (games.boards: one person, one clocked match).
+- the players' boards are released (games.boards: one person, one clocked match);
+- the players' followers see them no longer playing, after the commit (games.social.news; and playing at the start).
 And with a match's start (dealt, every seat filled), in its transaction: each player takes it as their board, or
 the start is refused (games.boards, the one gate); a correspondence match's first mover is told by email after the
 commit (games.notify.mail).
@@ -33,12 +34,13 @@ from .notify.mail import queue as mail
 from .play import events
 from .ratings import rebuild, stats
 from .review import jobs
+from .social import news as social
 from .tournaments import record
 
 
 def connect() -> None:
     """Called once at start-up (games.apps)."""
-    events.subscribe(with_start=[boards.on_start, mail.on_start],
-                     with_end=[boards.release, listing.on_end, record.on_end, jobs.on_end],
+    events.subscribe(with_start=[boards.on_start, mail.on_start, social.on_start],
+                     with_end=[boards.release, listing.on_end, record.on_end, jobs.on_end, social.on_end],
                      recorded=[stats.on_recorded], committed=[mail.on_committed],
                      annulled=[listing.on_annulled, rebuild.on_annulled, record.on_annulled])

@@ -8,6 +8,7 @@ from .notify.mail import views as mail
 from .ratings import views as ratings
 from .rulebook import views as rulebook
 from .site import match, replay
+from .social import views as social
 from .tournaments import views as tournaments
 
 urlpatterns = [
@@ -29,6 +30,11 @@ urlpatterns = [
     path("m/<int:match_id>/export.json", history.export_match, name="export_match"),
     path("history/", history.history_list, name="history"),
     path("u/<str:username>/history/", history.player_history, name="player_history"),
+    path("u/<str:username>/friends/", social.friends_page, name="friends"),
+    path("u/<str:username>/follow/", social.follow, name="follow"),
+    path("u/<str:username>/unfollow/", social.unfollow, name="unfollow"),
+    path("u/<str:username>/block/", social.block, name="block"),
+    path("u/<str:username>/unblock/", social.unblock, name="unblock"),
     path("history/names/", history.name_suggestions, name="history_names"),
     path("leaderboard/", ratings.leaderboard, name="leaderboard"),
     path("tournaments/", tournaments.tournament_list, name="tournaments"),

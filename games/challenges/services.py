@@ -4,7 +4,8 @@ sent over their notification sockets) and after a reload; accepting makes the ma
 ends when declined, withdrawn, replaced by a newer one, expired (the runner's sweep, `expire_due`, after
 CHALLENGE_MINUTES; a correspondence challenge after a move's days: `lifetime`) or cancelled (`withdraw_all`: one
 of the two can no longer play). Every road out of OPEN sets `closed_at`, so the other person's pages say the "no"
-live and after a reload (games.challenges.queries). A person may refuse all challenges (their profile). A person at
+live and after a reload (games.challenges.queries). A person may refuse all challenges (their profile), and a
+person's challenges never reach someone who blocked them (games.social: told as a plain refusal). A person at
 a clocked board (games.boards) neither makes nor accepts a challenge with a real-time clock, and is told why up
 front rather than by the deal's claim; a correspondence challenge (days a move) binds no one.
 
@@ -27,6 +28,7 @@ from accounts.models import User
 from accounts.sessions import notices_group
 
 from .. import boards
+from ..blocks import blockers_between
 from ..catalog import GAMES
 from ..models import Challenge, Match, Seek
 from ..notify.goto import send_to_match
@@ -74,6 +76,11 @@ def challenge(challenger: User, challenged: User, *, game: str, clock: str, rate
         raise ServiceError(f"{challenged.name} cannot play at the moment.")
     if challenged.refuse_challenges:
         raise ServiceError(f"{challenged.name} does not take challenges.")
+    blockers = blockers_between(challenger.pk, challenged.pk)
+    if challenged.pk in blockers:  # told as a refusal of all challenges would be: the block is not said
+        raise ServiceError(f"{challenged.name} does not take challenges.")
+    if challenger.pk in blockers:
+        raise ServiceError(f"You blocked {challenged.name}: unblock them on their profile to challenge them.")
     if GAMES[game].engine.max_players < 2:
         raise ServiceError(f"{GAMES[game].name} is not played by two.")
     # Said now rather than when the other accepts (the deal's claim would refuse it then, to their surprise).

@@ -1,5 +1,6 @@
 """A match's chat: two rooms (the seated players', the spectators'), text only, muting per person, and lines
-an administrator can hide. Lines travel over the table's own socket (ChatSocket, the part of games.play.socket
+an administrator can hide; a person is never shown the lines of someone they blocked (games.social), as if muted
+everywhere. Lines travel over the table's own socket (ChatSocket, the part of games.play.socket
 that chats); a hidden line is taken off every page at once through the channel layer."""
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import IntegerField, Value
 
 from accounts.models import User
 from accounts.sessions import user_group
 
-from ..models import ChatMessage, ChatMute
+from ..models import Block, ChatMessage, ChatMute
 from .display import render_fragment
 from .frames import Unreadable, int_field
 from .news import match_group
@@ -144,9 +146,13 @@ class KeptLines:
 
 
 def muted_by(*, match_id: int, user_id: int | None) -> frozenset[int]:
+    """Whose lines this person is not shown in this match: whom they muted here, and whom they blocked anywhere
+    (games.social), in one query."""
     if user_id is None:
         return frozenset()
-    return frozenset(ChatMute.objects.filter(match_id=match_id, user_id=user_id).values_list("muted_id", flat=True))
+    mutes = ChatMute.objects.filter(match_id=match_id, user_id=user_id).values_list("muted_id", flat=True)
+    blocks = Block.objects.filter(blocker_id=user_id).values_list("blocked_id", flat=True)
+    return frozenset(mutes.union(blocks))
 
 
 def muted_by_many(viewers: Sequence[tuple[int, int]]) -> dict[tuple[int, int], frozenset[int]]:
@@ -155,11 +161,21 @@ def muted_by_many(viewers: Sequence[tuple[int, int]]) -> dict[tuple[int, int], f
         return {}
     wanted = set(viewers)
     found: dict[tuple[int, int], set[int]] = {}
-    rows = (ChatMute.objects.filter(match_id__in={m for m, _ in wanted}, user_id__in={u for _, u in wanted})
-            .values_list("match_id", "user_id", "muted_id"))
-    for match_id, user_id, muted in rows:
-        if (match_id, user_id) in wanted:  # the query's cross product may hold another viewer's pair
+    users = {u for _, u in wanted}
+    rows = (ChatMute.objects.filter(match_id__in={m for m, _ in wanted}, user_id__in=users)
+            .values_list("user_id", "muted_id", "match_id"))
+    # A block (games.social) holds in every match: its rows carry no match (0), in the same query.
+    blocks = (Block.objects.filter(blocker_id__in=users).annotate(anywhere=Value(0, output_field=IntegerField()))
+              .values_list("blocker_id", "blocked_id", "anywhere"))
+    blocked: dict[int, set[int]] = {}
+    for user_id, muted, match_id in rows.union(blocks, all=True):
+        if match_id == 0:
+            blocked.setdefault(user_id, set()).add(muted)
+        elif (match_id, user_id) in wanted:  # the query's cross product may hold another viewer's pair
             found.setdefault((match_id, user_id), set()).add(muted)
+    for match_id, user_id in wanted:
+        if user_id in blocked:
+            found.setdefault((match_id, user_id), set()).update(blocked[user_id])
     return {key: frozenset(found.get(key, ())) for key in wanted}
 
 

@@ -83,11 +83,13 @@ async def _beat() -> None:
 
 
 def forget_dead() -> int:
-    """Delete the rows of processes dead for long (their sockets' presence rows with them); how many processes."""
+    """Delete the rows of processes dead for long (their sockets' presence and online rows with them); how many
+    processes."""
     gone = list(models.Process.objects.filter(last_seen__lt=timezone.now() - FORGET_AFTER)
                 .values_list("key", flat=True)[:100])
     if gone:
         models.Presence.objects.filter(process__in=gone).delete()
+        models.OnlineSocket.objects.filter(process__in=gone).delete()  # a person's pages there (games.social)
         models.Process.objects.filter(key__in=gone).delete()
     return len(gone)
 

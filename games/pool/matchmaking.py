@@ -9,6 +9,7 @@ the tables it answers.
   sits with anybody.
 - Never the same two twice in a row while a third waits: two people who sat together in their latest match of
   the game are seated together again only at a table that takes everyone left in the pool.
+- Never two people of whom one blocked the other (games.social), even at a table of everyone left.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Seeker:
     rating: float
     since: datetime
     last_opponents: frozenset[int] = frozenset()
+    apart: frozenset[int] = frozenset()  # the people this one never sits with (a block, either way)
 
 
 def window(waited: float) -> float:
@@ -58,6 +60,11 @@ def repeat(a: Seeker, b: Seeker) -> bool:
     return b.user_id in a.last_opponents or a.user_id in b.last_opponents
 
 
+def kept_apart(a: Seeker, b: Seeker) -> bool:
+    """Whether one of the two blocked the other: never at one table."""
+    return b.user_id in a.apart or a.user_id in b.apart
+
+
 def _best_table(pool: list[Seeker], size: int, now: datetime) -> tuple[Seeker, ...] | None:
     """The table with the smallest spread of ratings that can be made now from `pool` (sorted by rating)."""
     best: tuple[Seeker, ...] | None = None
@@ -68,7 +75,8 @@ def _best_table(pool: list[Seeker], size: int, now: datetime) -> tuple[Seeker, .
         for other in pool[i + 1:]:
             if best_key is not None and other.rating - low.rating > best_key[0]:
                 break  # every later one spreads the table wider than the best found
-            if all(compatible(other, t, now) and (everyone or not repeat(other, t)) for t in table):
+            if all(compatible(other, t, now) and not kept_apart(other, t) and (everyone or not repeat(other, t))
+                   for t in table):
                 table.append(other)
                 if len(table) == size:
                     break

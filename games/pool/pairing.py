@@ -30,6 +30,7 @@ import games.bots
 from accounts.models import User
 
 from .. import boards
+from ..blocks import kept_apart
 from ..core.locks import advisory_xact_lock
 from ..models import Match, Seat, Seek
 from ..notify.goto import send_to_match
@@ -149,8 +150,11 @@ def _lock_pool(key: str) -> None:
     advisory_xact_lock(_LOCK_NAMESPACE, zlib.crc32(key.encode()) >> 1)
 
 
-def _seeker(row: Seek) -> matchmaking.Seeker:
-    return matchmaking.Seeker(row.pk, row.user_id, row.rating, row.created_at, frozenset(row.last_opponents or ()))
+def _seeker(row: Seek, apart: set[frozenset[int]] | None = None) -> matchmaking.Seeker:
+    """The rules' view of a seek; `apart`: the pairs of people kept apart by a block (games.social)."""
+    avoid = frozenset(other for pair in apart or () if row.user_id in pair for other in pair if other != row.user_id)
+    return matchmaking.Seeker(row.pk, row.user_id, row.rating, row.created_at, frozenset(row.last_opponents or ()),
+                              avoid)
 
 
 def pair_pool(key: str, *, now: datetime | None = None) -> list[Match]:
@@ -167,7 +171,9 @@ def pair_pool(key: str, *, now: datetime | None = None) -> list[Match]:
         if boards.is_clocked(pool.clock):  # a seek of someone seated elsewhere since waits for that match's end
             busy = boards.holders(row.user_id for row in rows.values())
             rows = {pk: row for pk, row in rows.items() if row.user_id not in busy}
-        for table in matchmaking.tables([_seeker(row) for row in rows.values()], pool.players, now):
+        # The blocks among them, read only when a table could be made (one query).
+        apart = kept_apart(row.user_id for row in rows.values()) if len(rows) >= pool.players else set()
+        for table in matchmaking.tables([_seeker(row, apart) for row in rows.values()], pool.players, now):
             people = [rows[seeker.id].user for seeker in table]
             try:
                 with transaction.atomic():  # a savepoint: a table the gate refuses is not made, the others are

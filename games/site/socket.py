@@ -2,7 +2,8 @@
 "your turn" cues and the frame that sends their pages to a new match (games.notify.socket); quick pairing's grid
 (games.pool.socket) and challenges' notices (games.challenges.socket); with ?lobby=1 the lobby's lists
 (games.lobby.socket); with ?analysis=<match id> a replay's analysis as it runs (games.review.socket); with
-?tournament=<id> a tournament's page (games.tournaments.socket). Anyone may watch the lobby, a public replay and a
+?tournament=<id> a tournament's page (games.tournaments.socket); on every page its person's online status, and on the
+lobby the Friends panel (games.social.socket). Anyone may watch the lobby, a public replay and a
 public tournament; cues are for signed-in people. Each part reads the page (games.notify.parts.Page), never another
 part: what a layer message means to several parts, each hears."""
 
@@ -23,10 +24,12 @@ from ..notify.parts import Handler, Page, Part
 from ..notify.socket import TurnCues
 from ..pool.socket import QuickPairing
 from ..review.socket import AnalysisFollow
+from ..social.socket import FriendsPanel
 from ..tournaments.socket import TournamentFollow
 
 # The parts, in the order each hook is called (a message two parts hear reaches them in this order too).
-PARTS: tuple[type[Part], ...] = (TurnCues, QuickPairing, ChallengeNotices, LobbyLists, AnalysisFollow, TournamentFollow)
+PARTS: tuple[type[Part], ...] = (TurnCues, QuickPairing, ChallengeNotices, LobbyLists, AnalysisFollow, TournamentFollow,
+                                 FriendsPanel)
 MAX_FRAME = 1024  # the page sends only the grid's clicks
 
 
