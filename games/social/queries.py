@@ -10,7 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db.models import OuterRef, Subquery
+from django.db.models import Count, Exists, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import User
@@ -70,6 +71,34 @@ def followers(user: User) -> list[User]:
 def followed_ids(user_id: int) -> list[int]:
     """Whom this person follows (one small query; none followed: an empty answer)."""
     return list(Follow.objects.filter(follower_id=user_id).values_list("followed_id", flat=True))
+
+
+@dataclass(frozen=True)
+class ProfileLine:
+    """What a profile says of a person's following, and what its viewer may do about them."""
+
+    follows_count: int
+    followers_count: int
+    following: bool  # the viewer follows them
+    blocking: bool  # the viewer blocked them
+
+
+def _follows_of(side: str) -> Coalesce:
+    """How many follows have the outer person on this side (a subquery counting them)."""
+    rows = Follow.objects.filter(**{side: OuterRef("pk")}).order_by().values(side).annotate(n=Count("pk"))
+    return Coalesce(Subquery(rows.values("n")[:1]), 0)
+
+
+def profile_line(person_id: int, viewer_id: int | None) -> ProfileLine:
+    """The profile's line, in one query (a profile is a read page: its queries are counted, issue 47)."""
+    none = -1  # no viewer: the Exists below match nobody
+    row = User.objects.filter(pk=person_id).annotate(
+        follows_count=_follows_of("follower_id"),
+        followers_count=_follows_of("followed_id"),
+        following=Exists(Follow.objects.filter(follower_id=viewer_id or none, followed_id=OuterRef("pk"))),
+        blocking=Exists(Block.objects.filter(blocker_id=viewer_id or none, blocked_id=OuterRef("pk"))),
+    ).values("follows_count", "followers_count", "following", "blocking").first()
+    return ProfileLine(**row) if row else ProfileLine(0, 0, False, False)
 
 
 # ---------------------------------------------------------------------------------------------

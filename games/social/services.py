@@ -8,6 +8,7 @@ the other and closes the open challenges between them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
@@ -80,18 +81,41 @@ def unblock(user: User, other: User) -> None:
 
 def socket_opened(*, user_id: int, socket: str, now: datetime | None = None) -> None:
     """A page of this person's opened: they are online (their followers are told if that is news)."""
-    now = now or timezone.now()
-    pulse_if_due()  # the row counts from now on, whether or not this process's pulse task has run yet
-    OnlineSocket.objects.update_or_create(socket=socket, defaults={
-        "user_id": user_id, "process": process_key(), "opened_at": now, "closed_at": None})
-    news.announce([user_id])
+    sockets_opened([(user_id, socket)], now=now)
 
 
 def socket_closed(*, user_id: int, socket: str, now: datetime | None = None) -> None:
     """A page of theirs closed: its row is kept as when they left (their earlier closed rows go), and their
     followers are told (away, unless another page of theirs is open)."""
+    sockets_closed([(user_id, socket)], now=now)
+
+
+# The notification socket opens on every signed-in page, so at a club's opening thousands open within seconds: the
+# sockets opening (or closing) together are written in one trip (games.social.socket gathers them, as the table's
+# opening gathers its writes: games.core.batch), in a statement or two whatever their number.
+
+
+def sockets_opened(asks: Sequence[tuple[int, str]], *, now: datetime | None = None) -> list[None]:
+    """These (person, socket) pages opened: their rows written, their followers told."""
     now = now or timezone.now()
+    pulse_if_due()  # the rows count from now on, whether or not this process's pulse task has run yet
+    process = process_key()
+    OnlineSocket.objects.bulk_create(
+        [OnlineSocket(socket=socket, user_id=user_id, process=process, opened_at=now, closed_at=None)
+         for user_id, socket in asks],
+        update_conflicts=True, unique_fields=["socket"], update_fields=["user", "process", "opened_at", "closed_at"])
+    news.announce({user_id for user_id, _ in asks})
+    return [None] * len(asks)
+
+
+def sockets_closed(asks: Sequence[tuple[int, str]], *, now: datetime | None = None) -> list[None]:
+    """These (person, socket) pages closed: each row kept as when its person left, their earlier closed rows
+    gone, their followers told."""
+    now = now or timezone.now()
+    sockets = [socket for _, socket in asks]
+    people = {user_id for user_id, _ in asks}
     with transaction.atomic():
-        OnlineSocket.objects.filter(socket=socket).update(closed_at=now)
-        OnlineSocket.objects.filter(user_id=user_id, closed_at__isnull=False).exclude(socket=socket).delete()
-    news.announce([user_id])
+        OnlineSocket.objects.filter(socket__in=sockets).update(closed_at=now)
+        OnlineSocket.objects.filter(user_id__in=people, closed_at__isnull=False).exclude(socket__in=sockets).delete()
+    news.announce(people)
+    return [None] * len(asks)

@@ -1,5 +1,6 @@
 """The notification socket's part in friends (one of games.site.socket's parts): every signed-in page's socket says
-its person is online while it is open (services.socket_opened / socket_closed); on the lobby (?lobby=1) it also
+its person is online while it is open (services.sockets_opened / sockets_closed, the sockets opening or closing
+together gathered in one trip); on the lobby (?lobby=1) it also
 keeps the Friends panel: it joins the group of each person followed and redraws the panel from the statuses the
 messages carry (games.social.news), with no query per change; an "away" line goes when its time is up."""
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
+from ..core.batch import Batched
 from ..notify.parts import Part
 from . import queries, services
 from .display import panel_html
@@ -20,6 +22,9 @@ from .news import friends_group
 from .queries import Status
 
 log = logging.getLogger(__name__)
+
+opened: Batched[tuple[int, str], None] = Batched(services.sockets_opened)
+closed: Batched[tuple[int, str], None] = Batched(services.sockets_closed)
 
 
 class FriendsPanel(Part):
@@ -34,8 +39,7 @@ class FriendsPanel(Part):
         if not self.signed_in:
             return
         try:
-            await database_sync_to_async(services.socket_opened)(user_id=self.user.pk,
-                                                                 socket=self.socket.channel_name)
+            await opened((self.user.pk, self.socket.channel_name))
             self.recorded = True
         except Exception:  # the page works without it: its person only looks offline to their followers
             log.exception("online status of %s", self.user.pk)
@@ -106,7 +110,6 @@ class FriendsPanel(Part):
         if self.recorded:
             self.recorded = False
             try:
-                await database_sync_to_async(services.socket_closed)(user_id=self.user.pk,
-                                                                     socket=self.socket.channel_name)
+                await closed((self.user.pk, self.socket.channel_name))
             except Exception:  # its row stops counting with this process's pulse, or stays until the next page
                 log.exception("online status of %s", self.user.pk)

@@ -10,7 +10,6 @@ from django.utils.safestring import SafeString
 
 from accounts.models import User
 
-from ..models import Follow
 from ..social import queries
 from ..social.display import panel_html
 
@@ -23,15 +22,11 @@ def social_buttons(context: dict[str, Any], person: User) -> dict[str, Any]:
     counts of whom they follow and who follows them, linked to their page."""
     viewer = context.get("user")
     acts = bool(viewer is not None and viewer.is_authenticated and viewer.pk != person.pk and not person.is_bot)
-    following = blocking = False
-    if acts:
-        assert viewer is not None
-        following, blocking = queries.is_following(viewer, person), queries.is_blocking(viewer, person)
+    line = queries.profile_line(person.pk, viewer.pk if acts and viewer is not None else None)
     return {
         "person": person, "acts": acts, "csrf_token": context.get("csrf_token"),
-        "following": following, "blocking": blocking,
-        "follows_count": Follow.objects.filter(follower_id=person.pk).count(),
-        "followers_count": Follow.objects.filter(followed_id=person.pk).count(),
+        "following": line.following, "blocking": line.blocking,
+        "follows_count": line.follows_count, "followers_count": line.followers_count,
     }
 
 

@@ -299,8 +299,9 @@ def test_the_leaderboard_lists_established_ratings_by_rating_then_provisional_on
 
 def test_the_profile_shows_each_game_and_a_rating_chart(world: World, django_assert_max_num_queries: Any) -> None:
     person = world.people[0]
-    # The person, their figures, their rating history, their best wins, their ranks (one query for all games).
-    with django_assert_max_num_queries(6):
+    # The person, their figures, their rating history, their best wins, their ranks (one query for all games), their
+    # following (games.social.queries.profile_line).
+    with django_assert_max_num_queries(7):
         response = client_for().get(f"/u/{person.username}/")
     html = response.content.decode()
     assert response.status_code == 200

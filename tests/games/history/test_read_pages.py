@@ -78,15 +78,17 @@ PAGES = [
     ("/history/?player=read-1", 5),
     ("/u/Read-2/history/?game=gomori", 5),
     ("/leaderboard/?game=gomori", 1),  # the top 100 with their players
-    # The person, their figures per game, their rating history, their best wins and ranks, their tournaments.
-    ("/u/Read-0/", 6),
+    # The person, their figures per game, their rating history, their best wins and ranks, their tournaments; their
+    # following, followers and what the viewer does about them (games.social.queries.profile_line, 1).
+    ("/u/Read-0/", 7),
     # Two lists, each with its seats and players; "Watch" (its candidates' ids, their seats and players, their
     # ratings in every game at once, the listed ones given those seats: 4, was 5 and one a game); the quick-pairing
     # grid (who waits in each pool, and whether this person does); the tournaments running and coming up (2);
     # whether this person sits at a clocked board (games.boards), read once for the quick-pairing grid (its reason
     # above the closed pools) and the lists (in place of Join), which each socket drawing one alone reads again (1,
-    # was 2). Its list of challenges is the header's query.
-    ("/play/", 13),
+    # was 2). Its list of challenges is the header's query. The Friends panel: whom the person follows (1; their
+    # statuses only when they follow someone).
+    ("/play/", 14),
 ]
 
 

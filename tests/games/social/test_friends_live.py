@@ -114,3 +114,25 @@ async def test_a_blocked_person_s_chat_lines_do_not_reach_the_blocker(
     assert ok and "you will lose" not in section(await again.receive_from(timeout=5), "chat")
     await black.send_to(text_data=json.dumps({"op": "chat", "text": "good game"}))
     assert "good game" in section(await red.receive_from(timeout=5), "chat")
+
+
+async def test_pages_opening_and_closing_together_are_written_in_one_trip_each(make_user: Any) -> None:
+    """Every signed-in page opens the notification socket: at a club's opening thousands at once. Those opening
+    together share one write (games.social.socket.opened), and so do those closing; each row is its own."""
+    from games.models import OnlineSocket
+    from games.social import socket as part
+
+    people = [await database_sync_to_async(make_user)(f"crowd{i}") for i in range(5)]
+    asks = [(person.pk, f"page-{i}") for i, person in enumerate(people)]
+    trips = part.opened.trips
+    await asyncio.gather(*(part.opened(ask) for ask in asks))
+    assert part.opened.trips - trips == 1
+    rows = await database_sync_to_async(lambda: dict(
+        OnlineSocket.objects.filter(closed_at__isnull=True).values_list("socket", "user_id")))()
+    assert rows == {socket: user_id for user_id, socket in asks}
+    trips = part.closed.trips
+    await asyncio.gather(*(part.closed(ask) for ask in asks[:3]))
+    assert part.closed.trips - trips == 1
+    still_open = await database_sync_to_async(lambda: set(
+        OnlineSocket.objects.filter(closed_at__isnull=True).values_list("socket", flat=True)))()
+    assert still_open == {"page-3", "page-4"}
