@@ -34,6 +34,9 @@ from typing import Any
 USER_AGENT = "computer-gomori-bridge/1"
 # The server away: the connection refused, reset or cut mid-answer, or its proxy's 502-504.
 AWAY = (OSError, http.client.HTTPException, ValueError)
+# The server sends a stream a keep-alive line every few seconds (5 by default): a stream silent this long is stuck
+# (its connection lost without a word, or its answer never begun), and is opened again.
+STREAM_SILENCE_SECONDS = 30.0
 PATIENCE_SECONDS = 600.0  # how long a match waits for a server that is away before the bridge gives it up
 
 
@@ -54,7 +57,7 @@ class Api:
         })
         for _ in range(10):
             try:
-                return urllib.request.urlopen(request, timeout=None if stream else 60)
+                return urllib.request.urlopen(request, timeout=STREAM_SILENCE_SECONDS if stream else 60)
             except urllib.error.HTTPError as error:
                 if error.code == 429:  # the token's bucket is empty: wait as told (the body says it exactly)
                     try:

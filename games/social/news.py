@@ -13,6 +13,7 @@ from django.db import transaction
 
 from accounts.sessions import notices_group
 
+from ..core.faults import layer_unavailable
 from ..models import Follow
 from ..play.snapshot import Snapshot
 from .queries import statuses
@@ -40,8 +41,9 @@ def announce(user_ids: Iterable[int]) -> None:
                  "away_until": status.away_until}
         try:
             async_to_sync(layer.group_send)(friends_group(user_id), event)
-        except Exception:
-            log.exception("could not tell the followers of %s", user_id)
+        except Exception as error:
+            if not layer_unavailable(error):  # Redis away is said by the layer itself (games.core.layers)
+                log.exception("could not tell the followers of %s", user_id)
 
 
 def follows_changed(user_id: int) -> None:
@@ -51,8 +53,9 @@ def follows_changed(user_id: int) -> None:
         return
     try:
         async_to_sync(layer.group_send)(notices_group(user_id), {"type": "social.follows"})
-    except Exception:
-        log.exception("could not tell %s of their follows", user_id)
+    except Exception as error:
+        if not layer_unavailable(error):
+            log.exception("could not tell %s of their follows", user_id)
 
 
 def _players(snap: Snapshot) -> list[int]:

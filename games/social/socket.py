@@ -15,6 +15,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from ..core.batch import Batched
+from ..core.faults import DATABASE, db_unavailable
 from ..notify.parts import Part
 from . import queries, services
 from .display import panel_html
@@ -25,6 +26,15 @@ log = logging.getLogger(__name__)
 
 opened: Batched[tuple[int, str], None] = Batched(services.sockets_opened)
 closed: Batched[tuple[int, str], None] = Batched(services.sockets_closed)
+
+
+def said(error: Exception, user_id: int) -> None:
+    """An online row not written: the database away is said once per outage (games.core.faults), as everywhere;
+    anything else is a bug, with its traceback."""
+    if db_unavailable(error):
+        DATABASE.failed(error)
+    else:
+        log.error("online status of %s", user_id, exc_info=error)
 
 
 class FriendsPanel(Part):
@@ -41,8 +51,8 @@ class FriendsPanel(Part):
         try:
             await opened((self.user.pk, self.socket.channel_name))
             self.recorded = True
-        except Exception:  # the page works without it: its person only looks offline to their followers
-            log.exception("online status of %s", self.user.pk)
+        except Exception as error:  # the page works without it: its person only looks offline to their followers
+            said(error, self.user.pk)
         if self.socket.page.lobby:
             await self.follows_changed({"opening": True})
 
@@ -111,5 +121,5 @@ class FriendsPanel(Part):
             self.recorded = False
             try:
                 await closed((self.user.pk, self.socket.channel_name))
-            except Exception:  # its row stops counting with this process's pulse, or stays until the next page
-                log.exception("online status of %s", self.user.pk)
+            except Exception as error:  # its row stops counting with this process's pulse, or stays until the next page
+                said(error, self.user.pk)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.utils import timezone
-from factories import make_user
+from factories import client_for, make_user
 
 from games import blocks
 from games.challenges import services as challenges
@@ -30,12 +30,6 @@ def person(name: str, **fields: Any) -> Any:
     return make_user(name, display_name=name.title(), **fields)
 
 
-def signed_in(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 def panel(html: str) -> str:
     """The lobby page's Friends panel."""
     start = html.index('<section id="friends"')
@@ -44,32 +38,32 @@ def panel(html: str) -> str:
 
 def test_one_click_on_a_profile_follows_and_another_unfollows() -> None:
     alice, bob = person("alice"), person("bob")
-    page = signed_in(alice).get("/u/bob/").content.decode()
+    page = client_for(alice).get("/u/bob/").content.decode()
     assert 'action="/u/bob/follow/"' in page and ">Follow</button>" in page
-    answer = signed_in(alice).post("/u/bob/follow/", follow=True)
+    answer = client_for(alice).post("/u/bob/follow/", follow=True)
     assert answer.redirect_chain[-1][0] == "/u/bob/" and "You follow Bob" in answer.content.decode()
     assert Follow.objects.filter(follower=alice, followed=bob).count() == 1
-    page = signed_in(alice).get("/u/bob/").content.decode()
+    page = client_for(alice).get("/u/bob/").content.decode()
     assert 'action="/u/bob/unfollow/"' in page and ">Unfollow</button>" in page
-    signed_in(alice).post("/u/bob/follow/")  # twice is once
+    client_for(alice).post("/u/bob/follow/")  # twice is once
     assert Follow.objects.filter(follower=alice, followed=bob).count() == 1
-    signed_in(alice).post("/u/bob/unfollow/")
+    client_for(alice).post("/u/bob/unfollow/")
     assert not Follow.objects.exists()
 
 
 def test_the_forms_are_posts_for_people_signed_in_and_nobody_follows_or_blocks_themselves() -> None:
     alice, bob = person("alice"), person("bob")
-    assert signed_in(alice).get("/u/bob/follow/").status_code == 405
+    assert client_for(alice).get("/u/bob/follow/").status_code == 405
     assert Client().post("/u/bob/follow/").status_code == 302  # to the sign-in page
-    assert signed_in(alice).post("/u/nobody/follow/").status_code == 404
+    assert client_for(alice).post("/u/nobody/follow/").status_code == 404
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(alice)
     assert strict.post("/u/bob/follow/").status_code == 403
     for verb in ("follow", "block"):
-        answer = signed_in(alice).post(f"/u/alice/{verb}/", follow=True)
+        answer = client_for(alice).post(f"/u/alice/{verb}/", follow=True)
         assert f"You cannot {verb} yourself." in answer.content.decode()
     assert not Follow.objects.exists() and not Block.objects.exists()
-    page = signed_in(alice).get("/u/alice/").content.decode()
+    page = client_for(alice).get("/u/alice/").content.decode()
     assert "/u/alice/follow/" not in page and "/u/alice/block/" not in page
     bot = make_user("gomori-bot", is_bot=True, bot_game="gomori", bot_level="easy")
     with pytest.raises(ServiceError, match="bots are not followed"):
@@ -106,7 +100,7 @@ def test_the_lobby_panel_shows_the_people_followed_who_are_online_playing_or_awa
     services.socket_closed(user_id=dan.pk, socket="d1")  # dan's page just closed: away
     match = start_gomori(carol, person("frank"))
     Board.objects.create(user=carol, match=match, since=timezone.now())  # carol at a clocked board: playing
-    lobby = panel(signed_in(alice).get("/play/").content.decode())
+    lobby = panel(client_for(alice).get("/play/").content.decode())
     assert 'data-friend="bob" data-state="online"' in lobby
     assert 'data-friend="carol" data-state="playing"' in lobby and f'href="/m/{match.pk}/">Watch</a>' in lobby
     assert 'data-friend="dan" data-state="away"' in lobby
@@ -115,9 +109,9 @@ def test_the_lobby_panel_shows_the_people_followed_who_are_online_playing_or_awa
     assert 'action="/challenge/bob/"' in lobby  # a challenge in one click, through the challenges' own view
     # Away ends by itself.
     OnlineSocket.objects.filter(socket="d1").update(closed_at=timezone.now() - timedelta(seconds=AWAY_SECONDS + 1))
-    assert "dan" not in panel(signed_in(alice).get("/play/").content.decode())
+    assert "dan" not in panel(client_for(alice).get("/play/").content.decode())
     # A challenge from the panel is the profile's.
-    signed_in(alice).post("/challenge/bob/", {"game": "gomori", "clock": "none"})
+    client_for(alice).post("/challenge/bob/", {"game": "gomori", "clock": "none"})
     assert Challenge.objects.get().challenged_id == bob.pk
 
 
@@ -126,18 +120,18 @@ def test_a_hidden_status_is_offline_to_everyone() -> None:
     services.follow(alice, bob)
     online(bob)
     assert queries.statuses([bob.pk])[bob.pk].state == "offline"
-    assert "bob" not in panel(signed_in(alice).get("/play/").content.decode())
-    answer = signed_in(bob).post("/accounts/profile/", {"display_name": "Bob", "email": "", "hide_online": ""})
+    assert "bob" not in panel(client_for(alice).get("/play/").content.decode())
+    answer = client_for(bob).post("/accounts/profile/", {"display_name": "Bob", "email": "", "hide_online": ""})
     assert answer.status_code == 302
     assert queries.statuses([bob.pk])[bob.pk].state == "online"
-    assert 'data-friend="bob" data-state="online"' in panel(signed_in(alice).get("/play/").content.decode())
+    assert 'data-friend="bob" data-state="online"' in panel(client_for(alice).get("/play/").content.decode())
 
 
 def test_following_nobody_costs_one_trivial_query(django_assert_num_queries: Any) -> None:
     alice = person("alice")
     with django_assert_num_queries(1):
         assert queries.friends_panel(alice.pk) == []
-    assert "Follow people from their profiles" in panel(signed_in(alice).get("/play/").content.decode())
+    assert "Follow people from their profiles" in panel(client_for(alice).get("/play/").content.decode())
     assert 'id="friends"' not in Client().get("/play/").content.decode()  # a visitor has no panel
 
 
@@ -145,13 +139,13 @@ def test_a_blocked_person_s_challenge_is_refused_plainly_and_the_block_is_said_n
     alice, bob = person("alice"), person("bob")
     services.follow(bob, alice)
     challenges.challenge(bob, alice, game="gomori", clock="none")
-    page = signed_in(alice).get("/u/bob/").content.decode()
+    page = client_for(alice).get("/u/bob/").content.decode()
     assert 'action="/u/bob/block/"' in page
-    signed_in(alice).post("/u/bob/block/")
+    client_for(alice).post("/u/bob/block/")
     assert queries.is_blocking(alice, bob)
     assert not Follow.objects.exists()  # a block ends the following
     assert Challenge.objects.get().status == Challenge.Status.DECLINED  # and the open challenge
-    answer = signed_in(bob).post("/challenge/alice/", {"game": "gomori", "clock": "none"}, follow=True)
+    answer = client_for(bob).post("/challenge/alice/", {"game": "gomori", "clock": "none"}, follow=True)
     said = [str(message) for message in answer.context["messages"]]
     assert said == ["Alice does not take challenges."]  # the words a refusal of every challenge says
     assert Challenge.objects.count() == 1
@@ -162,8 +156,8 @@ def test_a_blocked_person_s_challenge_is_refused_plainly_and_the_block_is_said_n
     with pytest.raises(ServiceError, match=r"^You cannot follow Alice\.$"):
         services.follow(bob, alice)
     assert not blocks.may_invite(bob.pk, alice.pk) and blocks.may_invite(alice.pk, bob.pk)  # the clubs' hook
-    assert ">Unblock</button>" in signed_in(alice).get("/u/bob/").content.decode()
-    signed_in(alice).post("/u/bob/unblock/")
+    assert ">Unblock</button>" in client_for(alice).get("/u/bob/").content.decode()
+    client_for(alice).post("/u/bob/unblock/")
     challenges.challenge(bob, alice, game="gomori", clock="none")
     assert Challenge.objects.filter(status=Challenge.Status.OPEN).count() == 1
 
